@@ -1,0 +1,106 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every target, so the whole package follows one language mode.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "beaconfix",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Positioning", targets: ["Positioning"]),
+        .library(name: "FingerprintStore", targets: ["FingerprintStore"]),
+        .executable(name: "positiond", targets: ["positiond"]),
+        .executable(name: "survey", targets: ["survey"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["ConfigurationSupport"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        /// Netlib/OpenBLAS CBLAS interface (Debian: libblas-dev ships cblas.h and the cblas_* symbols).
+        .systemLibrary(
+            name: "CBLAS",
+            pkgConfig: "blas",
+            providers: [.apt(["libblas-dev"])]
+        ),
+        .target(
+            name: "Positioning",
+            dependencies: ["CBLAS"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FingerprintStore",
+            dependencies: [
+                "Positioning",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "positiond",
+            dependencies: [
+                "FingerprintStore",
+                "Positioning",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "survey",
+            dependencies: [
+                "FingerprintStore",
+                "Positioning",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PositioningTests",
+            dependencies: ["Positioning"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FingerprintStoreTests",
+            dependencies: ["FingerprintStore", "Positioning"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SurveyTests",
+            dependencies: [
+                "survey", "FingerprintStore", "Positioning",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PositiondTests",
+            dependencies: [
+                "positiond", "FingerprintStore", "Positioning",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,115 @@
+/// How well a configuration locates a walk with ground truth.
+public struct EvaluationReport: Hashable, Sendable, Codable {
+    /// Queries made: windows, or samples when replaying through the tracker.
+    public var queries: Int
+    public var located: Int
+    /// Queries answered `unknown`, by reason code; never hidden from the figures.
+    public var unknown: [String: Int]
+    /// Test samples skipped because no beacon was heard in them.
+    public var emptySamples: Int
+    /// Errors of the located queries, in the venue's units (metres).
+    public var errors: ErrorStatistics?
+    /// Share of located queries on the right floor.
+    public var floorHitRate: Double
+    /// Share of located queries whose nearest spot is the spot nearest the truth.
+    public var spotHitRate: Double
+
+    /// Queries that could not be located.
+    public var unlocated: Int { queries - located }
+}
+
+/// Runs a test walk with ground truth through the positioning pipeline and measures the errors.
+public struct Evaluator: Sendable {
+    public var builder: FingerprintBuilder
+    public var locator: Locator
+
+    public init(builder: FingerprintBuilder, locator: Locator) {
+        self.builder = builder
+        self.locator = locator
+    }
+
+    /// Locates every window of `windowSize` consecutive samples of one device at one spot.
+    public func evaluate(_ test: [LabelledSample], windowSize: Int, in map: RadioMap) -> EvaluationReport {
+        let heard = test.filter { !$0.sample.readings.isEmpty }
+        var tally = Tally(map: map)
+        for window in SampleWindows.windows(of: heard, size: windowSize) {
+            let result: LocationResult
+            do {
+                result = locator.locate(try builder.fingerprint(of: window.map(\.sample)), in: map)
+            } catch {
+                tally.unusable()
+                continue
+            }
+            tally.add(result.outcome, truth: window[0].truth)
+        }
+        return tally.report(emptySamples: test.count - heard.count)
+    }
+
+    /// Replays `test` in order through one ``DeviceTracker`` per device, as the daemon would see it,
+    /// and measures the smoothed positions.
+    public func replay(_ test: [LabelledSample], tracking: TrackerConfiguration, in map: RadioMap) -> EvaluationReport {
+        var trackers: [String: DeviceTracker] = [:]
+        var tally = Tally(map: map)
+        var empty = 0
+        for labelled in test {
+            let device = labelled.sample.device
+            var tracker = trackers[device] ?? DeviceTracker(device: device, configuration: tracking)
+            defer { trackers[device] = tracker }
+            if labelled.sample.readings.isEmpty { empty += 1 }
+            let update: TrackingUpdate
+            do {
+                update = try tracker.update(with: labelled.sample, builder: builder, locator: locator, map: map)
+            } catch {
+                tally.unusable()
+                continue
+            }
+            if let position = update.position {
+                tally.add(.located(position), truth: labelled.truth)
+            } else {
+                tally.add(update.raw.outcome, truth: labelled.truth)
+            }
+        }
+        return tally.report(emptySamples: empty)
+    }
+}
+
+/// Accumulates outcomes against ground truth.
+private struct Tally {
+    let map: RadioMap
+    var errors: [Double] = []
+    var unknown: [String: Int] = [:]
+    var queries = 0
+    var floorHits = 0
+    var spotHits = 0
+
+    init(map: RadioMap) { self.map = map }
+
+    mutating func unusable() {
+        queries += 1
+        unknown[UnknownReason.noKnownBeacon.code, default: 0] += 1
+    }
+
+    mutating func add(_ outcome: LocationResult.Outcome, truth: GroundTruth) {
+        queries += 1
+        switch outcome {
+        case .unknown(let reason):
+            unknown[reason.code, default: 0] += 1
+        case .located(let position):
+            let dx = position.x - truth.x, dy = position.y - truth.y
+            errors.append((dx * dx + dy * dy).squareRoot())
+            if position.floor == truth.floor { floorHits += 1 }
+            let truthSpot = truth.spot.flatMap { name in map.spots.first { $0.name == name } }
+                ?? map.spots.nearest(toX: truth.x, y: truth.y, floor: truth.floor)
+            if truthSpot?.name == position.spot { spotHits += 1 }
+        }
+    }
+
+    func report(emptySamples: Int) -> EvaluationReport {
+        let located = errors.count
+        return EvaluationReport(
+            queries: queries, located: located, unknown: unknown, emptySamples: emptySamples,
+            errors: ErrorStatistics(errors: errors),
+            floorHitRate: located == 0 ? 0 : Double(floorHits) / Double(located),
+            spotHitRate: located == 0 ? 0 : Double(spotHits) / Double(located))
+    }
+}

@@ -1,0 +1,91 @@
+/// A sample together with where it was really taken (survey logs and test walks).
+public struct LabelledSample: Hashable, Sendable {
+    public var sample: Sample
+    public var truth: GroundTruth
+
+    public init(sample: Sample, truth: GroundTruth) {
+        self.sample = sample
+        self.truth = truth
+    }
+
+    /// What groups consecutive samples into one place: the device and the spot (or its coordinates).
+    var placeKey: String {
+        "\(sample.device)\u{1F}\(truth.spot ?? "\(truth.x),\(truth.y),\(truth.floor)")"
+    }
+}
+
+/// Grouping of consecutive samples of one device at one place into windows.
+public enum SampleWindows {
+    /// Splits `samples` into runs of consecutive samples of one device at one spot, then chops every
+    /// run into windows of `size`. A run's last window keeps what is left (from 1 to `size` samples),
+    /// so no sample is lost.
+    public static func windows(of samples: [LabelledSample], size: Int) -> [[LabelledSample]] {
+        precondition(size >= 1, "a window holds at least one sample")
+        var windows: [[LabelledSample]] = []
+        var current: [LabelledSample] = []
+        var currentKey: String?
+        for sample in samples {
+            let key = sample.placeKey
+            if key != currentKey || current.count == size {
+                if !current.isEmpty { windows.append(current) }
+                current = []
+                currentKey = key
+            }
+            current.append(sample)
+        }
+        if !current.isEmpty { windows.append(current) }
+        return windows
+    }
+}
+
+/// Reference fingerprints built from a survey log, ready for a ``RadioMap``.
+public struct SurveyFingerprints: Sendable {
+    /// The venue's spots followed by the spots created from the log's coordinates.
+    public var spots: [Spot]
+    public var fingerprints: [(spot: Int, fingerprint: Fingerprint)]
+    /// Samples skipped because no beacon was heard in them.
+    public var emptySamples: Int
+    /// Windows skipped because no reading survived cleaning.
+    public var unusableWindows: Int
+    public var cleaning: CleaningReport
+
+    /// Builds one fingerprint per window of `windowSize` consecutive samples of one device at one spot.
+    ///
+    /// Samples with no beacon at all are skipped and counted before windowing (a scan that heard
+    /// nothing says nothing about a place). Spots absent from `spots` are created from the samples'
+    /// coordinates.
+    public init(survey: [LabelledSample], windowSize: Int, spots: [Spot] = [], builder: FingerprintBuilder) {
+        var spots = spots
+        var spotIndex: [String: Int] = [:]
+        for (index, spot) in spots.enumerated() { spotIndex[spot.name] = index }
+        let heard = survey.filter { !$0.sample.readings.isEmpty }
+        emptySamples = survey.count - heard.count
+        unusableWindows = 0
+        cleaning = CleaningReport()
+        fingerprints = []
+        for window in SampleWindows.windows(of: heard, size: windowSize) {
+            let truth = window[0].truth
+            let name = truth.spot ?? "\(truth.x),\(truth.y),\(truth.floor)"
+            let index: Int
+            if let known = spotIndex[name] {
+                index = known
+            } else {
+                index = spots.count
+                spots.append(Spot(name: name, x: truth.x, y: truth.y, floor: truth.floor))
+                spotIndex[name] = index
+            }
+            do {
+                let fingerprint = try builder.fingerprint(of: window.map(\.sample), report: &cleaning)
+                fingerprints.append((index, fingerprint))
+            } catch {
+                unusableWindows += 1
+            }
+        }
+        self.spots = spots
+    }
+
+    /// The radio map of these fingerprints.
+    public func radioMap() throws(RadioMapError) -> RadioMap {
+        try RadioMap(spots: spots, fingerprints: fingerprints)
+    }
+}

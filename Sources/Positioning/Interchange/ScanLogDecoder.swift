@@ -1,0 +1,97 @@
+public import Foundation
+
+/// Decodes scan logs (JSON Lines) held in memory; reading the file is the caller's business.
+public struct ScanLogDecoder: Sendable {
+    public init() {}
+
+    /// One line that could not be decoded.
+    public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// 1-based line number.
+        public var line: Int
+        public var message: String
+
+        public var description: String { "line \(line): \(message)" }
+    }
+
+    /// Decodes every non-blank line of `data`, validating beacon identities.
+    ///
+    /// - Returns: the lines, each with its 1-based line number, and the lines that failed. Callers
+    ///   decide whether one bad line spoils the file (the default) or is skipped and counted.
+    public func decode(_ data: Data) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
+        let decoder = JSONDecoder()
+        var lines: [(Int, ScanLine)] = []
+        var errors: [LineError] = []
+        var number = 0
+        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            guard raw.contains(where: { !Self.isWhitespace($0) }) else { continue }
+            do {
+                let line = try decoder.decode(ScanLine.self, from: raw)
+                if let problem = line.problem() {
+                    errors.append(LineError(line: number, message: problem))
+                } else {
+                    lines.append((number, line))
+                }
+            } catch let error as DecodingError {
+                errors.append(LineError(line: number, message: Self.explain(error)))
+            } catch {
+                errors.append(LineError(line: number, message: "\(error)"))
+            }
+        }
+        return (lines, errors)
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+    }
+
+    /// A decoding error as one readable sentence naming the field.
+    public static func explain(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+                .replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context.codingPath)
+            return "missing field '\(parent.isEmpty ? "" : parent + ".")\(key.stringValue)'"
+        case .typeMismatch(let type, let context):
+            return "field '\(path(context.codingPath))' should be \(describe(type))"
+        case .valueNotFound(let type, let context):
+            return "field '\(path(context.codingPath))' is null; it should be \(describe(type))"
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            let reason = (context.underlyingError as? NSError)?.localizedDescription ?? context.debugDescription
+            return field.isEmpty ? "not valid JSON (\(reason))" : "field '\(field)': \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type: "an integer"
+        case is Double.Type: "a number"
+        default: "\(type)".lowercased().hasPrefix("array") ? "an array" : "\(type)"
+        }
+    }
+}
+
+extension ScanLine {
+    /// What is wrong with a decoded line that JSON types cannot express; nil when it is valid.
+    /// RSSI values are checked by cleaning, not here: out-of-range readings are dropped and counted.
+    public func problem() -> String? {
+        if device.isEmpty { return "field 'device' is empty" }
+        if !t.isFinite { return "field 't' is not a finite number" }
+        for (index, beacon) in beacons.enumerated() {
+            do {
+                _ = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor)
+            } catch {
+                return "beacons[\(index)]: \(error.description)"
+            }
+        }
+        if (x == nil) != (y == nil) { return "fields 'x' and 'y' must be given together" }
+        return nil
+    }
+}

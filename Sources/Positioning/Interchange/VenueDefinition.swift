@@ -1,0 +1,103 @@
+/// A venue's definition: the `venue.json` interchange format.
+///
+/// ```json
+/// {"id": "uji-geo-p12", "name": "UJI Geotec lab",
+///  "floors": [{"level": 0, "name": "Ground"}],
+///  "beacons": [{"uuid": "E2C5…", "major": 1, "minor": 1, "x": 15.9, "y": 10.1, "floor": 0, "label": "B1"}],
+///  "spots": [{"name": "p_16.09_02.79", "x": 16.091, "y": 2.795, "floor": 0, "zone": "optional"}]}
+/// ```
+/// Coordinates are metres in the venue's own frame; beacon positions are optional.
+public struct VenueDefinition: Codable, Hashable, Sendable {
+    public struct Floor: Codable, Hashable, Sendable {
+        public var level: Int
+        public var name: String
+
+        public init(level: Int, name: String) {
+            self.level = level
+            self.name = name
+        }
+    }
+
+    public struct Beacon: Codable, Hashable, Sendable {
+        public var uuid: String
+        public var major: Int
+        public var minor: Int
+        public var x: Double?
+        public var y: Double?
+        public var floor: Int?
+        public var label: String?
+        /// Calibrated power at 1 m in dBm, when the venue knows it.
+        public var measuredPower: Int?
+
+        public init(
+            uuid: String, major: Int, minor: Int, x: Double? = nil, y: Double? = nil, floor: Int? = nil,
+            label: String? = nil, measuredPower: Int? = nil
+        ) {
+            self.uuid = uuid
+            self.major = major
+            self.minor = minor
+            self.x = x
+            self.y = y
+            self.floor = floor
+            self.label = label
+            self.measuredPower = measuredPower
+        }
+
+        /// The validated identity of this beacon.
+        public func identity() throws(BeaconIDError) -> BeaconID {
+            try BeaconID(uuidString: uuid, major: major, minor: minor)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case uuid, major, minor, x, y, floor, label
+            case measuredPower = "measured_power"
+        }
+    }
+
+    public var id: String
+    public var name: String
+    public var floors: [Floor]
+    public var beacons: [Beacon]
+    public var spots: [Spot]
+
+    public init(id: String, name: String, floors: [Floor], beacons: [Beacon], spots: [Spot]) {
+        self.id = id
+        self.name = name
+        self.floors = floors
+        self.beacons = beacons
+        self.spots = spots
+    }
+
+    /// Checks what JSON decoding cannot: identities, duplicates, references to floors.
+    ///
+    /// - Returns: the venue's problems as sentences; empty when it is valid.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if id.isEmpty { problems.append("the venue id is empty") }
+        let levels = Set(floors.map(\.level))
+        if levels.count != floors.count { problems.append("two floors share a level") }
+        var seenBeacons = Set<BeaconID>()
+        for (index, beacon) in beacons.enumerated() {
+            do {
+                let identity = try beacon.identity()
+                if !seenBeacons.insert(identity).inserted {
+                    problems.append("beacon \(identity) is listed twice")
+                }
+            } catch {
+                problems.append("beacon #\(index + 1): \(error.description)")
+            }
+            if let floor = beacon.floor, !levels.contains(floor) {
+                problems.append("beacon #\(index + 1) is on floor \(floor), which the venue does not define")
+            }
+        }
+        var seenSpots = Set<String>()
+        for spot in spots {
+            if !seenSpots.insert(spot.name).inserted { problems.append("spot '\(spot.name)' is listed twice") }
+            if !levels.contains(spot.floor) {
+                problems.append("spot '\(spot.name)' is on floor \(spot.floor), which the venue does not define")
+            }
+            if !spot.x.isFinite || !spot.y.isFinite { problems.append("spot '\(spot.name)' has a non-finite coordinate") }
+        }
+        return problems
+    }
+}

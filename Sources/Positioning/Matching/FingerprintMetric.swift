@@ -1,0 +1,48 @@
+/// A distance between a live fingerprint and reference fingerprints.
+///
+/// Every metric compares relative powers over the beacons both sides see and adds a penalty for each
+/// beacon present on one side only. Two fingerprints that share no beacon have no distance (`nil`,
+/// or `.infinity` in bulk): they are never a match.
+public protocol FingerprintMetric: Sendable {
+    /// The plain, obviously correct definition on sparse fingerprints. Tests hold ``distances(from:in:into:)``
+    /// to it.
+    func distance(_ query: Fingerprint, _ reference: Fingerprint) -> Float?
+
+    /// Distances from `query` to every row of `map`, written into `distances` (`map.count` elements).
+    /// Rows that share no beacon with the query get `.infinity`. Implementations must not allocate per row.
+    func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>)
+}
+
+/// Whether a distance is divided by the number of beacons either side sees.
+///
+/// Averaging per beacon makes a scan that hears 3 beacons and one that hears 12 comparable: without it,
+/// references that see few beacons win simply because they have fewer terms.
+public enum DistanceNormalization: Hashable, Sendable {
+    case none
+    case perUnionBeacon
+
+    @inline(__always)
+    func apply(_ distance: Float, union: Float) -> Float {
+        switch self {
+        case .none: distance
+        case .perUnionBeacon: distance / max(1, union)
+        }
+    }
+}
+
+/// Counts shared between metrics: how two sparse fingerprints overlap.
+struct Overlap {
+    var common = 0
+    var onlyInQuery = 0
+    var onlyInReference = 0
+
+    init(_ query: Fingerprint, _ reference: Fingerprint) {
+        for beacon in query.entries.keys {
+            if reference.entries[beacon] != nil { common += 1 } else { onlyInQuery += 1 }
+        }
+        onlyInReference = reference.entries.count - common
+    }
+
+    var absent: Int { onlyInQuery + onlyInReference }
+    var union: Float { Float(common + onlyInQuery + onlyInReference) }
+}

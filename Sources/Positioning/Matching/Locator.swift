@@ -1,0 +1,126 @@
+/// How the distances of a spot's reference fingerprints make the spot's distance.
+public enum SpotAggregation: Hashable, Sendable {
+    /// The best fingerprint stands for the spot.
+    case best
+    /// The mean of the spot's `count` best fingerprints (fewer when it has fewer matching ones): one
+    /// lucky reference fingerprint weighs less.
+    case meanOfBest(Int)
+}
+
+/// Matches a live fingerprint against a radio map and estimates a position, or says why it cannot.
+///
+/// The pipeline: distance to every reference fingerprint (``FingerprintMetric``), the best fingerprint
+/// per spot, the nearest spots, then a continuous position (``PositionEstimator``). Configuration is
+/// plain values; a `Locator` holds no state and can serve any number of concurrent queries.
+public struct Locator: Sendable {
+    public var metric: any FingerprintMetric
+    public var aggregation: SpotAggregation
+    public var estimator: any PositionEstimator
+    /// Fewer surveyed beacons heard than this gives `unknown` (at least 1).
+    public var minimumBeacons: Int
+    /// A best spot distance above this gives `unknown`; nil accepts any finite distance.
+    public var maximumDistance: Float?
+    /// How many candidate spots a result lists.
+    public var candidateCount: Int
+
+    public init(
+        metric: any FingerprintMetric,
+        aggregation: SpotAggregation = .best,
+        estimator: any PositionEstimator,
+        minimumBeacons: Int = 1,
+        maximumDistance: Float? = nil,
+        candidateCount: Int = 5
+    ) {
+        self.metric = metric
+        self.aggregation = aggregation
+        self.estimator = estimator
+        self.minimumBeacons = max(1, minimumBeacons)
+        self.maximumDistance = maximumDistance
+        self.candidateCount = max(1, candidateCount)
+    }
+
+    /// Locates `fingerprint` in `map`.
+    public func locate(_ fingerprint: Fingerprint, in map: RadioMap) -> LocationResult {
+        locate(map.query(for: fingerprint), in: map)
+    }
+
+    /// Locates a query already laid out along `map`'s columns.
+    public func locate(_ query: QueryVector, in map: RadioMap) -> LocationResult {
+        let heard = Int(query.presentCount)
+        func unknown(_ reason: UnknownReason, _ candidates: [SpotCandidate] = []) -> LocationResult {
+            LocationResult(
+                outcome: .unknown(reason), candidates: candidates, matchedBeacons: heard,
+                unmappedBeacons: query.unmappedBeacons)
+        }
+        guard heard > 0 else { return unknown(.noKnownBeacon) }
+        guard heard >= minimumBeacons else { return unknown(.tooFewBeacons(heard: heard, required: minimumBeacons)) }
+
+        let candidates = nearestSpots(to: query, in: map, limit: max(candidateCount, estimator.neighbourCount))
+        guard let best = candidates.first else { return unknown(.noCommonBeacon) }
+        if let maximumDistance, best.distance > maximumDistance {
+            return unknown(.tooFar(distance: best.distance, threshold: maximumDistance), Array(candidates.prefix(candidateCount)))
+        }
+        let position = estimator.estimate(from: candidates, spots: map.spots)
+        return LocationResult(
+            outcome: .located(position), candidates: Array(candidates.prefix(candidateCount)),
+            matchedBeacons: heard, unmappedBeacons: query.unmappedBeacons)
+    }
+
+    /// The distance of every spot of `map` to `query` (`.infinity` when no fingerprint of the spot
+    /// shares a beacon with it), aggregated per ``aggregation``.
+    public func spotDistances(to query: QueryVector, in map: RadioMap) -> [Float] {
+        var spotDistance = [Float](repeating: .infinity, count: map.spots.count)
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count) { rowDistance in
+            metric.distances(from: query, in: map, into: rowDistance)
+            switch aggregation {
+            case .best, .meanOfBest(...1):
+                map.spotOfRow.withUnsafeBufferPointer { spotOfRow in
+                    for row in 0..<map.count where rowDistance[row] < spotDistance[spotOfRow[row]] {
+                        spotDistance[spotOfRow[row]] = rowDistance[row]
+                    }
+                }
+            case .meanOfBest(let count):
+                // The `count` smallest distances of each spot, kept sorted in a scratch row per spot.
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: map.spots.count * count) { best in
+                    best.initialize(repeating: .infinity)
+                    map.spotOfRow.withUnsafeBufferPointer { spotOfRow in
+                        for row in 0..<map.count {
+                            var distance = rowDistance[row]
+                            let base = spotOfRow[row] * count
+                            guard distance < best[base + count - 1] else { continue }
+                            for slot in base..<(base + count) where distance < best[slot] {
+                                swap(&distance, &best[slot])
+                            }
+                        }
+                    }
+                    for spot in 0..<map.spots.count {
+                        var sum: Float = 0, finite: Float = 0
+                        for slot in (spot * count)..<(spot * count + count) where best[slot].isFinite {
+                            sum += best[slot]
+                            finite += 1
+                        }
+                        if finite > 0 { spotDistance[spot] = sum / finite }
+                    }
+                }
+            }
+        }
+        return spotDistance
+    }
+
+    /// The `limit` spots nearest to `query`, nearest first, each at its best fingerprint's distance.
+    /// Spots with no fingerprint sharing a beacon with the query are left out.
+    public func nearestSpots(to query: QueryVector, in map: RadioMap, limit: Int) -> [SpotCandidate] {
+        let spotDistance = spotDistances(to: query, in: map)
+        // Partial selection: keep the best `limit` in a small sorted buffer.
+        var best: [SpotCandidate] = []
+        best.reserveCapacity(limit + 1)
+        for (index, distance) in spotDistance.enumerated() where distance.isFinite {
+            if best.count == limit, let last = best.last, distance >= last.distance { continue }
+            let candidate = SpotCandidate(spotIndex: index, spot: map.spots[index], distance: distance)
+            let position = best.firstIndex { distance < $0.distance } ?? best.endIndex
+            best.insert(candidate, at: position)
+            if best.count > limit { best.removeLast() }
+        }
+        return best
+    }
+}

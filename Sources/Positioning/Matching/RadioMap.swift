@@ -1,0 +1,139 @@
+/// A venue's survey as dense matrices, built once per venue revision and then only read.
+///
+/// Rows are reference fingerprints, columns the beacons seen anywhere in the survey. Each row is stored
+/// as three contiguous blocks of `beaconCount` floats, `[mask | value | value²]`:
+/// - `mask` is 1 where the fingerprint sees the beacon, 0 elsewhere;
+/// - `value` is the relative power (0 where absent);
+/// - `value²` its square.
+/// With this layout the squared-Euclidean family reduces to one matrix product per query
+/// (see ``EuclideanMetric``), and the other metrics stream through memory once.
+public struct RadioMap: Sendable {
+    /// The map's columns, sorted.
+    public let beacons: [BeaconID]
+    /// The venue's spots; rows point into this array.
+    public let spots: [Spot]
+    /// For every row, the index of its spot in ``spots``.
+    public let spotOfRow: [Int]
+    /// Number of reference fingerprints (rows).
+    public let count: Int
+    /// Number of beacons (columns).
+    public let beaconCount: Int
+    /// Floats per row: `3 * beaconCount`.
+    public let rowStride: Int
+    /// `count * rowStride` floats, row-major, `[mask | value | value²]` per row.
+    public let matrix: [Float]
+    /// Beacons each row sees.
+    public let presentCount: [Float]
+    /// Sum of each row's relative powers.
+    public let valueSum: [Float]
+    /// Indices of the rows of each spot.
+    public let rowsOfSpot: [[Int]]
+
+    private let columnOfBeacon: [BeaconID: Int]
+
+    /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices.
+    ///
+    /// - Throws: ``RadioMapError`` when a spot index is out of range or a fingerprint is empty.
+    public init(spots: [Spot], fingerprints: [(spot: Int, fingerprint: Fingerprint)]) throws(RadioMapError) {
+        var beaconSet = Set<BeaconID>()
+        for (index, reference) in fingerprints.enumerated() {
+            guard spots.indices.contains(reference.spot) else { throw .spotOutOfRange(row: index) }
+            guard !reference.fingerprint.entries.isEmpty else { throw .emptyFingerprint(row: index) }
+            beaconSet.formUnion(reference.fingerprint.entries.keys)
+        }
+        let beacons = beaconSet.sorted()
+        var columnOfBeacon: [BeaconID: Int] = [:]
+        for (column, beacon) in beacons.enumerated() { columnOfBeacon[beacon] = column }
+
+        let width = beacons.count
+        let stride = 3 * width
+        var matrix = [Float](repeating: 0, count: fingerprints.count * stride)
+        var presentCount = [Float](repeating: 0, count: fingerprints.count)
+        var valueSum = [Float](repeating: 0, count: fingerprints.count)
+        var rowsOfSpot = [[Int]](repeating: [], count: spots.count)
+        for (row, reference) in fingerprints.enumerated() {
+            let base = row * stride
+            for (beacon, entry) in reference.fingerprint.entries {
+                let column = columnOfBeacon[beacon]!
+                let value = entry.relativePower
+                matrix[base + column] = 1
+                matrix[base + width + column] = value
+                matrix[base + 2 * width + column] = value * value
+                presentCount[row] += 1
+                valueSum[row] += value
+            }
+            rowsOfSpot[reference.spot].append(row)
+        }
+        self.beacons = beacons
+        self.spots = spots
+        self.spotOfRow = fingerprints.map(\.spot)
+        self.count = fingerprints.count
+        self.beaconCount = width
+        self.rowStride = stride
+        self.matrix = matrix
+        self.presentCount = presentCount
+        self.valueSum = valueSum
+        self.rowsOfSpot = rowsOfSpot
+        self.columnOfBeacon = columnOfBeacon
+    }
+
+    /// The column of `beacon`, nil when no reference fingerprint sees it.
+    public func column(of beacon: BeaconID) -> Int? { columnOfBeacon[beacon] }
+
+    /// Lays a live fingerprint out along the map's columns.
+    public func query(for fingerprint: Fingerprint) -> QueryVector {
+        var query = QueryVector(beaconCount: beaconCount)
+        for (beacon, entry) in fingerprint.entries {
+            guard let column = columnOfBeacon[beacon] else {
+                query.unmappedBeacons.append(beacon)
+                continue
+            }
+            query.mask[column] = 1
+            query.values[column] = entry.relativePower
+            query.squares[column] = entry.relativePower * entry.relativePower
+            query.presentCount += 1
+            query.valueSum += entry.relativePower
+        }
+        query.unmappedBeacons.sort()
+        return query
+    }
+
+    /// Bytes of matrix a query reads in full: what bounds a locate on a large map.
+    public var matrixBytes: Int { matrix.count * MemoryLayout<Float>.stride }
+}
+
+/// A live fingerprint along a ``RadioMap``'s columns.
+public struct QueryVector: Sendable, Hashable {
+    /// 1 where the query sees the column's beacon.
+    public var mask: [Float]
+    /// Relative power per column, 0 where absent.
+    public var values: [Float]
+    /// `values` squared.
+    public var squares: [Float]
+    /// Beacons of the query that the map has columns for.
+    public var presentCount: Float = 0
+    /// Sum of `values`.
+    public var valueSum: Float = 0
+    /// Beacons of the query that no reference fingerprint sees (unknown to the survey); they take no
+    /// part in matching.
+    public var unmappedBeacons: [BeaconID] = []
+
+    public init(beaconCount: Int) {
+        mask = [Float](repeating: 0, count: beaconCount)
+        values = mask
+        squares = mask
+    }
+}
+
+/// Why a radio map could not be built.
+public enum RadioMapError: Error, Hashable, Sendable, CustomStringConvertible {
+    case spotOutOfRange(row: Int)
+    case emptyFingerprint(row: Int)
+
+    public var description: String {
+        switch self {
+        case .spotOutOfRange(let row): "reference fingerprint #\(row) points at a spot the map does not have"
+        case .emptyFingerprint(let row): "reference fingerprint #\(row) sees no beacon"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+/// Sørensen (Bray–Curtis) distance with an explicit penalty:
+///
+///     (Σ_union |q − r| + penalty · absent) / (Σ q + Σ r + penalty · absent)
+///
+/// where a beacon missing on one side counts as relative power 0 there. It lies in 0...1 whatever
+/// the number of beacons, so thresholds mean the same for a sparse and a dense scan. With the
+/// "powed" representation it is the best metric in Torres-Sospedra et al. (2015).
+public struct SorensenMetric: FingerprintMetric, Hashable {
+    public var penalty: Float
+
+    public init(penalty: Float = 0.5) {
+        self.penalty = penalty
+    }
+
+    public func distance(_ query: Fingerprint, _ reference: Fingerprint) -> Float? {
+        let overlap = Overlap(query, reference)
+        guard overlap.common > 0 else { return nil }
+        var numerator: Float = 0, denominator: Float = 0
+        for (beacon, entry) in query.entries {
+            let other = reference.entries[beacon]?.relativePower ?? 0
+            numerator += abs(entry.relativePower - other)
+            denominator += entry.relativePower
+        }
+        for (beacon, entry) in reference.entries {
+            denominator += entry.relativePower
+            if query.entries[beacon] == nil { numerator += entry.relativePower }
+        }
+        let absent = penalty * Float(overlap.absent)
+        let total = denominator + absent
+        return total > 0 ? (numerator + absent) / total : 0
+    }
+
+    public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
+        let width = map.beaconCount, stride = map.rowStride
+        let penalty = self.penalty
+        map.matrix.withUnsafeBufferPointer { matrix in
+            query.values.withUnsafeBufferPointer { q in
+                query.mask.withUnsafeBufferPointer { qMask in
+                    map.presentCount.withUnsafeBufferPointer { present in
+                        map.valueSum.withUnsafeBufferPointer { valueSum in
+                            for row in 0..<map.count {
+                                let base = row * stride
+                                var numerator: Float = 0, common: Float = 0
+                                for column in 0..<width {
+                                    // Absent values are stored as 0, so this sums over the union.
+                                    numerator += abs(q[column] - matrix[base + width + column])
+                                    common += qMask[column] * matrix[base + column]
+                                }
+                                guard common > 0 else {
+                                    distances[row] = .infinity
+                                    continue
+                                }
+                                let absent = penalty * (query.presentCount + present[row] - 2 * common)
+                                let total = query.valueSum + valueSum[row] + absent
+                                distances[row] = total > 0 ? (numerator + absent) / total : 0
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

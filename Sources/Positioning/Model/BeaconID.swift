@@ -1,0 +1,81 @@
+public import Foundation
+
+/// The identity of an iBeacon: proximity UUID, major and minor.
+///
+/// UUIDs compare case-insensitively (they are parsed, not compared as text). The text form is
+/// `UUID:major:minor`, for example `E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:23`.
+public struct BeaconID: Hashable, Sendable, Comparable {
+    public var uuid: UUID
+    public var major: UInt16
+    public var minor: UInt16
+
+    public init(uuid: UUID, major: UInt16, minor: UInt16) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+    }
+
+    /// Creates an identity from its parts as they appear in JSON, validating each one.
+    public init(uuidString: String, major: Int, minor: Int) throws(BeaconIDError) {
+        guard let uuid = UUID(uuidString: uuidString) else { throw .invalidUUID(uuidString) }
+        guard let major = UInt16(exactly: major) else { throw .outOfRange(field: "major", value: major) }
+        guard let minor = UInt16(exactly: minor) else { throw .outOfRange(field: "minor", value: minor) }
+        self.init(uuid: uuid, major: major, minor: minor)
+    }
+
+    /// Parses the text form `UUID:major:minor`.
+    public init(parsing text: String) throws(BeaconIDError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let major = Int(parts[1]), let minor = Int(parts[2]) else {
+            throw .malformed(text)
+        }
+        try self.init(uuidString: String(parts[0]), major: major, minor: minor)
+    }
+
+    public static func < (lhs: BeaconID, rhs: BeaconID) -> Bool {
+        let l = lhs.uuid.uuidString, r = rhs.uuid.uuidString
+        if l != r { return l < r }
+        if lhs.major != rhs.major { return lhs.major < rhs.major }
+        return lhs.minor < rhs.minor
+    }
+}
+
+extension BeaconID: CustomStringConvertible {
+    /// `UUID:major:minor` with the UUID upper-cased.
+    public var description: String { "\(uuid.uuidString):\(major):\(minor)" }
+}
+
+extension BeaconID: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            try self.init(parsing: text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// Why a beacon identity could not be built.
+public enum BeaconIDError: Error, Equatable, Sendable, CustomStringConvertible {
+    case malformed(String)
+    case invalidUUID(String)
+    case outOfRange(field: String, value: Int)
+
+    public var description: String {
+        switch self {
+        case .malformed(let text):
+            "'\(text)' is not a beacon identity; expected UUID:major:minor"
+        case .invalidUUID(let text):
+            "'\(text)' is not a UUID"
+        case .outOfRange(let field, let value):
+            "\(field) \(value) is outside 0...65535"
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// A surveyed place of a venue: where fingerprints were recorded.
+public struct Spot: Hashable, Sendable, Codable {
+    public var name: String
+    /// Metres in the venue's own frame.
+    public var x: Double
+    public var y: Double
+    public var floor: Int
+    /// An optional named area (a room, a stand, a table) that zone events are about.
+    public var zone: String?
+
+    public init(name: String, x: Double, y: Double, floor: Int, zone: String? = nil) {
+        self.name = name
+        self.x = x
+        self.y = y
+        self.floor = floor
+        self.zone = zone
+    }
+
+    /// Planar distance in metres, ignoring floors.
+    public func planarDistance(toX otherX: Double, y otherY: Double) -> Double {
+        ((x - otherX) * (x - otherX) + (y - otherY) * (y - otherY)).squareRoot()
+    }
+}
+
+/// An estimated position.
+public struct Position: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    public var floor: Int
+    /// Radius in metres within which the true position probably lies.
+    public var accuracy: Double
+    /// The surveyed spot nearest to the estimate, by name.
+    public var spot: String
+    /// The zone of that spot, when it has one.
+    public var zone: String?
+
+    public init(x: Double, y: Double, floor: Int, accuracy: Double, spot: String, zone: String?) {
+        self.x = x
+        self.y = y
+        self.floor = floor
+        self.accuracy = accuracy
+        self.spot = spot
+        self.zone = zone
+    }
+}
+
+extension Collection<Spot> {
+    /// The spot of `floor` nearest to (`x`, `y`), nil when the floor has none.
+    public func nearest(toX x: Double, y: Double, floor: Int) -> Spot? {
+        var best: Spot?
+        var bestDistance = Double.infinity
+        for spot in self where spot.floor == floor {
+            let distance = spot.planarDistance(toX: x, y: y)
+            if distance < bestDistance {
+                best = spot
+                bestDistance = distance
+            }
+        }
+        return best
+    }
+}

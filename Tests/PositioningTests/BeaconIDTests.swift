@@ -1,0 +1,45 @@
+import Foundation
+import Positioning
+import Testing
+
+@Suite("BeaconID")
+struct BeaconIDTests {
+    @Test("parses its text form and prints it back with an upper-case UUID")
+    func roundTrip() throws {
+        // Given the text form with a lower-case UUID
+        let text = "e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:23"
+        // When it is parsed
+        let id = try BeaconID(parsing: text)
+        // Then it prints upper-case and equals the upper-case spelling
+        #expect(id.description == "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:23")
+        #expect(id == Fixtures.beacon(23))
+    }
+
+    @Test("rejects malformed identities with a message", arguments: [
+        ("nope", "not a beacon identity"),
+        ("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1", "not a beacon identity"),
+        ("not-a-uuid:1:2", "is not a UUID"),
+        ("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:70000:2", "outside 0...65535"),
+        ("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:-1", "outside 0...65535"),
+    ])
+    func rejects(text: String, message: String) {
+        #expect(throws: BeaconIDError.self) { try BeaconID(parsing: text) }
+        do {
+            _ = try BeaconID(parsing: text)
+        } catch {
+            #expect(error.description.contains(message))
+        }
+    }
+
+    @Test("decodes from and encodes to JSON as a string")
+    func codable() throws {
+        // Given an identity in JSON
+        let json = Data(#"["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:7"]"#.utf8)
+        // When decoded and encoded again
+        let decoded = try JSONDecoder().decode([BeaconID].self, from: json)
+        let encoded = try JSONEncoder().encode(decoded)
+        // Then nothing changed
+        #expect(decoded == [Fixtures.beacon(7)])
+        #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: json, as: UTF8.self))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Positioning
+
+/// Beacon identities and samples for tests.
+enum Fixtures {
+    static let uuid = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+
+    static func beacon(_ minor: UInt16, major: UInt16 = 1) -> BeaconID {
+        BeaconID(uuid: uuid, major: major, minor: minor)
+    }
+
+    /// A sample of `device` at `time` hearing `minor: rssi` pairs.
+    static func sample(_ readings: [UInt16: Double], time: Double = 0, device: String = "phone") -> Sample {
+        Sample(
+            device: device, time: time,
+            readings: readings.sorted { $0.key < $1.key }.map { Reading(beacon: beacon($0.key), rssi: $0.value) })
+    }
+
+    /// A fingerprint with the given relative powers (mean RSSI derived from them for completeness).
+    static func fingerprint(_ powers: [UInt16: Float]) -> Fingerprint {
+        var entries: [BeaconID: FingerprintEntry] = [:]
+        for (minor, power) in powers {
+            entries[beacon(minor)] = FingerprintEntry(
+                relativePower: power, meanRSSI: -60 - 40 * Double(1 - power), dispersion: 0, visibility: 1)
+        }
+        return Fingerprint(entries: entries, sampleCount: 1)
+    }
+}
+
+/// The labelled datasets in ../shared/datasets (outside the repository; CI has them beside it).
+enum SharedDatasets {
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/datasets").standardizedFileURL
+
+    static var available: Bool {
+        FileManager.default.fileExists(atPath: root.appendingPathComponent("uji-geo-p12/survey.jsonl").path)
+    }
+
+    static func labelledSamples(_ dataset: String, _ file: String) throws -> [LabelledSample] {
+        let data = try Data(contentsOf: root.appendingPathComponent("\(dataset)/\(file)"))
+        let decoded = ScanLogDecoder().decode(data)
+        guard decoded.errors.isEmpty else { throw DatasetError(message: "\(decoded.errors)") }
+        return try decoded.lines.map { try LabelledSample(sample: $0.line.sample(), truth: $0.line.groundTruth!) }
+    }
+
+    static func venue(_ dataset: String) throws -> VenueDefinition {
+        try JSONDecoder().decode(
+            VenueDefinition.self, from: Data(contentsOf: root.appendingPathComponent("\(dataset)/venue.json")))
+    }
+
+    struct DatasetError: Error { var message: String }
+}

@@ -1,0 +1,131 @@
+import Positioning
+import Testing
+
+@Suite("Metrics and the radio map")
+struct MetricTests {
+    static let metrics: [any FingerprintMetric] = [
+        ManhattanMetric(penalty: 0.4),
+        EuclideanMetric(penalty: 0.4),
+        EuclideanMetric(penalty: 0.4, kernel: .loop),
+        SorensenMetric(penalty: 0.4),
+        PairwiseDifferenceMetric(penalty: 0.4),
+    ]
+
+    @Test("L1 on a worked example: common differences plus a penalty per one-sided beacon")
+    func manhattanWorkedExample() throws {
+        // Given a query hearing 1, 2, 3 and a reference hearing 2, 3, 4
+        let query = Fixtures.fingerprint([1: 1, 2: 0.5, 3: 0.2])
+        let reference = Fixtures.fingerprint([2: 1, 3: 0.4, 4: 0.3])
+        // Then the distance is |0.5-1| + |0.2-0.4| + 2 one-sided beacons x 0.4
+        let distance = try #require(ManhattanMetric(penalty: 0.4).distance(query, reference))
+        #expect(abs(distance - (0.5 + 0.2 + 0.8)) < 1e-6)
+        let euclidean = try #require(EuclideanMetric(penalty: 0.4).distance(query, reference))
+        #expect(abs(euclidean - (0.25 + 0.04 + 2 * 0.16).squareRoot()) < 1e-6)
+    }
+
+    @Test("no common beacon means no distance, never a guess", arguments: metrics.indices)
+    func noCommonBeacon(index: Int) throws {
+        let metric = Self.metrics[index]
+        let query = Fixtures.fingerprint([1: 1])
+        let reference = Fixtures.fingerprint([2: 1])
+        #expect(metric.distance(query, reference) == nil)
+        let map = try RadioMap(spots: [Spot(name: "a", x: 0, y: 0, floor: 0)], fingerprints: [(0, reference)])
+        var out = [Float](repeating: 0, count: 1)
+        out.withUnsafeMutableBufferPointer { metric.distances(from: map.query(for: query), in: map, into: $0) }
+        #expect(out == [.infinity])
+    }
+
+    @Test("identical fingerprints are at distance 0 and distance grows with difference", arguments: metrics.indices)
+    func identityAndMonotony(index: Int) throws {
+        let metric = Self.metrics[index]
+        let reference = Fixtures.fingerprint([1: 1, 2: 0.6, 3: 0.3])
+        let same = try #require(metric.distance(reference, reference))
+        let near = try #require(metric.distance(Fixtures.fingerprint([1: 1, 2: 0.5, 3: 0.3]), reference))
+        let far = try #require(metric.distance(Fixtures.fingerprint([1: 1, 2: 0.1, 3: 0.9]), reference))
+        let missing = try #require(metric.distance(Fixtures.fingerprint([1: 1, 2: 0.6]), reference))
+        #expect(abs(same) < 1e-5)
+        #expect(near > same)
+        #expect(far > near)
+        #expect(missing > same, "a beacon present on one side only costs something")
+    }
+
+    @Test("the dense (and BLAS) path agrees with the plain definition to 1e-4 on random maps", arguments: metrics.indices)
+    func denseAgreesWithReference(index: Int) throws {
+        let metric = Self.metrics[index]
+        var generator = SplitMix64(seed: 42 &+ UInt64(index))
+        for trial in 0..<5 {
+            // Given a random map of 300 fingerprints over up to 24 beacons, with many gaps
+            let beaconCount = 4 + trial * 5
+            let spots = (0..<30).map { Spot(name: "s\($0)", x: Double($0), y: 0, floor: 0) }
+            let references = (0..<300).map { row in
+                (spot: row % spots.count, fingerprint: randomFingerprint(beacons: beaconCount, using: &generator))
+            }
+            let map = try RadioMap(spots: spots, fingerprints: references)
+            for _ in 0..<10 {
+                let query = randomFingerprint(beacons: beaconCount + 2, using: &generator)
+                // When distances are computed in bulk
+                var bulk = [Float](repeating: -1, count: map.count)
+                bulk.withUnsafeMutableBufferPointer { metric.distances(from: map.query(for: query), in: map, into: $0) }
+                // Then every row matches the plain definition (beacons unknown to the map are ignored
+                // in bulk, so the plain definition sees the query restricted to the map's beacons)
+                let known = Fingerprint(
+                    entries: query.entries.filter { map.column(of: $0.key) != nil }, sampleCount: 1)
+                for row in 0..<map.count {
+                    let expected = metric.distance(known, references[row].fingerprint) ?? .infinity
+                    if expected.isInfinite {
+                        #expect(bulk[row].isInfinite, "row \(row)")
+                    } else {
+                        #expect(abs(bulk[row] - expected) <= 1e-4, "row \(row): \(bulk[row]) vs \(expected)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the radio map lays fingerprints out as [mask | value | value²] rows")
+    func radioMapLayout() throws {
+        let map = try RadioMap(
+            spots: [Spot(name: "a", x: 0, y: 0, floor: 0)],
+            fingerprints: [(0, Fixtures.fingerprint([1: 1, 3: 0.5]))])
+        #expect(map.beacons == [Fixtures.beacon(1), Fixtures.beacon(3)])
+        #expect(map.matrix == [1, 1, 1, 0.5, 1, 0.25])
+        #expect(map.presentCount == [2])
+        let query = map.query(for: Fixtures.fingerprint([3: 1, 9: 0.2]))
+        #expect(query.mask == [0, 1])
+        #expect(query.unmappedBeacons == [Fixtures.beacon(9)])
+    }
+
+    @Test("a radio map refuses empty fingerprints and dangling spots")
+    func radioMapErrors() {
+        let spot = Spot(name: "a", x: 0, y: 0, floor: 0)
+        #expect(throws: RadioMapError.emptyFingerprint(row: 0)) {
+            try RadioMap(spots: [spot], fingerprints: [(0, Fingerprint(entries: [:], sampleCount: 1))])
+        }
+        #expect(throws: RadioMapError.spotOutOfRange(row: 0)) {
+            try RadioMap(spots: [spot], fingerprints: [(3, Fixtures.fingerprint([1: 1]))])
+        }
+    }
+
+    private func randomFingerprint(beacons: Int, using generator: inout SplitMix64) -> Fingerprint {
+        var powers: [UInt16: Float] = [:]
+        for minor in 0..<beacons where generator.nextDouble() < 0.55 {
+            powers[UInt16(minor)] = Float(generator.nextDouble())
+        }
+        if powers.isEmpty { powers[UInt16(generator.next() % UInt64(beacons))] = 1 }
+        return Fixtures.fingerprint(powers)
+    }
+}
+
+/// A small deterministic generator so random tests reproduce.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

@@ -1,0 +1,105 @@
+import Positioning
+import Testing
+
+@Suite("Tracking: smoothing, zones, devices")
+struct TrackingTests {
+    func position(_ x: Double, floor: Int = 0) -> Position {
+        Position(x: x, y: 0, floor: floor, accuracy: 2, spot: "s", zone: nil)
+    }
+
+    @Test("an impossible jump is gated to walking speed")
+    func gatesJumps() {
+        // Given a device at x = 0
+        var smoother = AlphaBetaSmoother(alpha: 1, beta: 0, maximumSpeed: 2, gateSlack: 1, resetAfterGated: 3)
+        _ = smoother.smooth(position(0), at: 0)
+        // When an estimate 30 m away arrives one second later
+        let next = smoother.smooth(position(30), at: 1)
+        // Then the dot moves at most 2 m/s x 1 s + 1 m of slack
+        #expect(abs(next.x - 3) < 1e-9)
+    }
+
+    @Test("a jump that persists is believed after a few updates")
+    func persistentJumpResets() {
+        var smoother = AlphaBetaSmoother(alpha: 1, beta: 0, maximumSpeed: 2, gateSlack: 1, resetAfterGated: 3)
+        _ = smoother.smooth(position(0), at: 0)
+        _ = smoother.smooth(position(50), at: 1)
+        _ = smoother.smooth(position(50), at: 2)
+        let third = smoother.smooth(position(50), at: 3)
+        #expect(third.x == 50)
+    }
+
+    @Test("noise is smoothed: the dot moves part of the way")
+    func smoothsNoise() {
+        var smoother = AlphaBetaSmoother(alpha: 0.5, beta: 0)
+        _ = smoother.smooth(position(0), at: 0)
+        let next = smoother.smooth(position(2), at: 1)
+        #expect(abs(next.x - 1) < 1e-9)
+    }
+
+    @Test("one stray floor vote does not change floor; two do")
+    func floorChange() {
+        var smoother = AlphaBetaSmoother(floorChangeUpdates: 2)
+        _ = smoother.smooth(position(0), at: 0)
+        #expect(smoother.smooth(position(0, floor: 1), at: 1).floor == 0)
+        #expect(smoother.smooth(position(0, floor: 1), at: 2).floor == 1)
+    }
+
+    @Test("hysteresis: a device dithering at a border produces no event storm")
+    func hysteresisAtBorder() {
+        // Given zone A at x = 0 and zone B at x = 4, and a device settled in A
+        let spots = [Spot(name: "a", x: 0, y: 0, floor: 0, zone: "A"), Spot(name: "b", x: 4, y: 0, floor: 0, zone: "B")]
+        var zones = ZoneHysteresis(margin: 1, requiredUpdates: 3)
+        var events: [ZoneEvent] = []
+        for t in 0..<3 { events += zones.update(x: 0.5, y: 0, floor: 0, spots: spots, time: Double(t)) }
+        #expect(events == [ZoneEvent(kind: .enter, zone: "A", time: 2)])
+        // When it dithers around the border (x = 1.8 ... 2.4) for a minute
+        events = []
+        for t in 3..<63 { events += zones.update(x: t % 2 == 0 ? 1.8 : 2.4, y: 0, floor: 0, spots: spots, time: Double(t)) }
+        // Then nothing is emitted
+        #expect(events.isEmpty)
+        #expect(zones.currentZone == "A")
+        // And when it clearly walks into B, exactly one exit and one enter follow
+        for t in 63..<66 { events += zones.update(x: 3.8, y: 0, floor: 0, spots: spots, time: Double(t)) }
+        #expect(events == [ZoneEvent(kind: .exit, zone: "A", time: 65), ZoneEvent(kind: .enter, zone: "B", time: 65)])
+    }
+
+    @Test("the tracker merges recent samples, ignores stuck beacons and emits zone events")
+    func deviceTracker() throws {
+        // Given the corridor venue and a tracker with a 3 s window
+        let map = try LocatorTests.corridor()
+        let builder = FingerprintBuilder(scale: DecibelScale(dynamicRange: 40, exponent: 1))
+        let locator = Locator(metric: ManhattanMetric(penalty: 0.5), estimator: WeightedNearestSpots(neighbourCount: 1))
+        var tracker = DeviceTracker(
+            device: "phone",
+            configuration: TrackerConfiguration(window: 3, stuckRepeats: 4, zones: ZoneHysteresis(margin: 1, requiredUpdates: 2)))
+        // When the phone stands at "east" for 6 s, with beacon 4 frozen by a hung stack
+        var events: [ZoneEvent] = []
+        var last: TrackingUpdate?
+        for second in 0..<6 {
+            let jitter = Double(second % 2)
+            let sample = Fixtures.sample([1: -96 - jitter, 2: -80 + jitter, 3: -60 - jitter, 4: -50], time: Double(second))
+            last = try tracker.update(with: sample, builder: builder, locator: locator, map: map)
+            events += last!.events
+        }
+        // Then the window holds 4 samples (3 s back from the newest), beacon 4 is flagged stuck,
+        // the device is at "east" in zone "bar", entered exactly once
+        let update = try #require(last)
+        #expect(update.windowSamples == 4)
+        #expect(update.stuckBeacons == [Fixtures.beacon(4)])
+        #expect(update.position?.spot == "east")
+        #expect(tracker.currentZone == "bar")
+        #expect(events.map(\.kind) == [.enter])
+        #expect(tracker.lastUpdate == update)
+    }
+
+    @Test("a tracker fed only empty samples reports the error instead of a position")
+    func trackerEmpty() throws {
+        let map = try LocatorTests.corridor()
+        var tracker = DeviceTracker(device: "phone")
+        #expect(throws: FingerprintError.noValidReadings(samples: 1)) {
+            try tracker.update(
+                with: Fixtures.sample([:]), builder: FingerprintBuilder(),
+                locator: Locator(metric: ManhattanMetric(), estimator: WeightedNearestSpots()), map: map)
+        }
+    }
+}
