@@ -5,10 +5,15 @@ import Testing
 struct MetricTests {
     static let metrics: [any FingerprintMetric] = [
         ManhattanMetric(penalty: 0.4),
+        ManhattanMetric(penalty: AbsencePenalty(queryOnly: 0.6, referenceOnly: 0.2), normalization: .none),
         EuclideanMetric(penalty: 0.4),
-        EuclideanMetric(penalty: 0.4, kernel: .loop),
+        EuclideanMetric(penalty: 0.4, form: .root, kernel: .loop),
+        EuclideanMetric(penalty: AbsencePenalty(queryOnly: 0.5, referenceOnly: 0.25), normalization: .none, form: .root),
         SorensenMetric(penalty: 0.4),
-        PairwiseDifferenceMetric(penalty: 0.4),
+        SorensenMetric(),
+        PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.5, referenceOnly: 0.25)),
+        PairwiseDifferenceMetric(penalty: 0.4, form: .root, kernel: .loop),
+        PairwiseDifferenceMetric(penalty: 0.4, normalization: .none, form: .root),
     ]
 
     @Test("L1 on a worked example: common differences plus a penalty per one-sided beacon")
@@ -16,11 +21,23 @@ struct MetricTests {
         // Given a query hearing 1, 2, 3 and a reference hearing 2, 3, 4
         let query = Fixtures.fingerprint([1: 1, 2: 0.5, 3: 0.2])
         let reference = Fixtures.fingerprint([2: 1, 3: 0.4, 4: 0.3])
-        // Then the distance is |0.5-1| + |0.2-0.4| + 2 one-sided beacons x 0.4
-        let distance = try #require(ManhattanMetric(penalty: 0.4).distance(query, reference))
+        // Then L1 is |0.5-1| + |0.2-0.4| + 2 one-sided beacons x 0.4
+        let distance = try #require(ManhattanMetric(penalty: 0.4, normalization: .none).distance(query, reference))
         #expect(abs(distance - (0.5 + 0.2 + 0.8)) < 1e-6)
-        let euclidean = try #require(EuclideanMetric(penalty: 0.4).distance(query, reference))
-        #expect(abs(euclidean - (0.25 + 0.04 + 2 * 0.16).squareRoot()) < 1e-6)
+        // And per union beacon it is divided by the 4 beacons either side sees
+        let averaged = try #require(ManhattanMetric(penalty: 0.4).distance(query, reference))
+        #expect(abs(averaged - (0.5 + 0.2 + 0.8) / 4) < 1e-6)
+        // And L2 adds squared differences and penalties (root form: their root)
+        let squared = try #require(EuclideanMetric(penalty: 0.4, normalization: .none).distance(query, reference))
+        #expect(abs(squared - (0.25 + 0.04 + 0.8)) < 1e-6)
+        let root = try #require(EuclideanMetric(penalty: 0.4, normalization: .none, form: .root).distance(query, reference))
+        #expect(abs(root - (0.25 + 0.04 + 2 * 0.16).squareRoot()) < 1e-6)
+        // And the pairwise metric sees the differences e = (-0.5, -0.2) around their mean -0.35
+        let pairwise = try #require(PairwiseDifferenceMetric(penalty: 0.4, normalization: .none).distance(query, reference))
+        #expect(abs(pairwise - (0.0225 + 0.0225 + 0.8)) < 1e-6)
+        // And asymmetric penalties charge query-only and reference-only beacons differently
+        let asymmetric = ManhattanMetric(penalty: AbsencePenalty(queryOnly: 1, referenceOnly: 0.1), normalization: .none)
+        #expect(abs(try #require(asymmetric.distance(query, reference)) - (0.7 + 1 + 0.1)) < 1e-6)
     }
 
     @Test("no common beacon means no distance, never a guess", arguments: metrics.indices)

@@ -1,5 +1,14 @@
 import CBLAS
 
+/// Whether the squared-Euclidean family takes the square root.
+public enum EuclideanForm: Hashable, Sendable {
+    /// `Σ d² + Σ penalties`: the penalties add linearly to the squared differences. Measured better on
+    /// the shared datasets (a missing beacon costs the same whatever the other differences are).
+    case squared
+    /// `sqrt(Σ d² + Σ penalties²)`: the textbook L2 norm.
+    case root
+}
+
 /// How the squared-Euclidean family computes its per-row sums.
 public enum DenseKernel: Hashable, Sendable {
     /// One `sgemm` over the whole map (BLAS; OpenBLAS can replace netlib's without relinking).
@@ -8,26 +17,30 @@ public enum DenseKernel: Hashable, Sendable {
     case loop
 }
 
-/// L2 distance: `sqrt(Σ_common (q - r)² + penalty² · absent)`, where `absent` counts the beacons present
-/// on one side only.
+/// L2 distance: `Σ_common (q − r)² + Σ_one-sided penalty` (``EuclideanForm/squared``, the default) or
+/// `sqrt(Σ_common (q − r)² + Σ_one-sided penalty²)` (``EuclideanForm/root``), per union beacon by default.
 ///
 /// The bulk form is one matrix product. With the radio map's row layout `[mask | value | value²]`,
 /// the common-beacon squared distance and the common count of every row are
 ///
-///     Σ_common (q - r)² = mask · q²  − 2 value · q  + value² · m_q
+///     Σ_common (q − r)² = mask · q²  − 2 value · q  + value² · m_q
 ///     common            = mask · m_q
 ///
-/// so `[mask | value | value²] × [[q², m_q], [−2q, 0], [m_q, 0]]` gives both for every row in one
-/// `sgemm`, reading the map once.
+/// so one `sgemm` of the map with a 3-column operand built from the query gives them for every row,
+/// reading the map once (see `SquaredDifferenceSums`).
 public struct EuclideanMetric: FingerprintMetric, Hashable {
-    /// Cost of a beacon heard on one side only, in relative-power units (squared inside the root).
-    public var penalty: Float
+    public var penalty: AbsencePenalty
     public var normalization: DistanceNormalization
+    public var form: EuclideanForm
     public var kernel: DenseKernel
 
-    public init(penalty: Float = 0.5, normalization: DistanceNormalization = .perUnionBeacon, kernel: DenseKernel = .blas) {
+    public init(
+        penalty: AbsencePenalty = AbsencePenalty(0.5), normalization: DistanceNormalization = .perUnionBeacon,
+        form: EuclideanForm = .squared, kernel: DenseKernel = .blas
+    ) {
         self.penalty = penalty
         self.normalization = normalization
+        self.form = form
         self.kernel = kernel
     }
 
@@ -41,16 +54,24 @@ public struct EuclideanMetric: FingerprintMetric, Hashable {
                 sum += difference * difference
             }
         }
-        return normalization.apply((sum + penalty * penalty * Float(overlap.absent)).squareRoot(), union: overlap.union)
+        return finish(sum, onlyQ: Float(overlap.onlyInQuery), onlyR: Float(overlap.onlyInReference), union: overlap.union)
+    }
+
+    @inline(__always)
+    func finish(_ squares: Float, onlyQ: Float, onlyR: Float, union: Float) -> Float {
+        let distance = switch form {
+        case .squared: squares + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR)
+        case .root: (squares + penalty.squaredCost(queryOnly: onlyQ, referenceOnly: onlyR)).squareRoot()
+        }
+        return normalization.apply(distance, union: union)
     }
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        let penaltySquared = penalty * penalty, normalization = self.normalization
         SquaredDifferenceSums.compute(query, map, kernel: kernel, into: distances) { sums in
             guard sums.common > 0.5 else { return .infinity }
-            let absent = query.presentCount + sums.referencePresent - 2 * sums.common
+            let onlyQ = query.presentCount - sums.common, onlyR = sums.referencePresent - sums.common
             // Rounding can leave a tiny negative sum of squares for identical fingerprints.
-            return normalization.apply((max(0, sums.squares) + penaltySquared * absent).squareRoot(), union: absent + sums.common)
+            return finish(max(0, sums.squares), onlyQ: onlyQ, onlyR: onlyR, union: onlyQ + onlyR + sums.common)
         }
     }
 }
@@ -60,16 +81,22 @@ public struct EuclideanMetric: FingerprintMetric, Hashable {
 /// attenuation of the whole scene) cancels.
 ///
 /// Over the common beacons with `e = q − r`, the mean over all pairs of `((q_i − q_j) − (r_i − r_j))²`
-/// equals `2 · Σ (e − ē)² / c`; this metric is `sqrt(Σ_common (e − ē)² + penalty² · absent)`. The sums it
-/// needs, `Σ e²`, `Σ e` and `c`, come from the same single matrix product as ``EuclideanMetric``.
+/// equals `2 · Σ (e − ē)² / c`; this metric is `Σ_common (e − ē)² + Σ_one-sided penalty` (or its root form,
+/// as ``EuclideanMetric``), per union beacon by default. The sums it needs, `Σ e²`, `Σ e` and `c`, come from the same single matrix
+/// product as ``EuclideanMetric``.
 public struct PairwiseDifferenceMetric: FingerprintMetric, Hashable {
-    public var penalty: Float
+    public var penalty: AbsencePenalty
     public var normalization: DistanceNormalization
+    public var form: EuclideanForm
     public var kernel: DenseKernel
 
-    public init(penalty: Float = 0.5, normalization: DistanceNormalization = .perUnionBeacon, kernel: DenseKernel = .blas) {
+    public init(
+        penalty: AbsencePenalty = AbsencePenalty(0.5), normalization: DistanceNormalization = .perUnionBeacon,
+        form: EuclideanForm = .squared, kernel: DenseKernel = .blas
+    ) {
         self.penalty = penalty
         self.normalization = normalization
+        self.form = form
         self.kernel = kernel
     }
 
@@ -82,19 +109,27 @@ public struct PairwiseDifferenceMetric: FingerprintMetric, Hashable {
         }
         let mean = differences.reduce(0, +) / Float(differences.count)
         let spread = differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
-        return normalization.apply((spread + penalty * penalty * Float(overlap.absent)).squareRoot(), union: overlap.union)
+        return finish(spread, onlyQ: Float(overlap.onlyInQuery), onlyR: Float(overlap.onlyInReference), union: overlap.union)
+    }
+
+    @inline(__always)
+    func finish(_ spread: Float, onlyQ: Float, onlyR: Float, union: Float) -> Float {
+        let distance = switch form {
+        case .squared: spread + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR)
+        case .root: (spread + penalty.squaredCost(queryOnly: onlyQ, referenceOnly: onlyR)).squareRoot()
+        }
+        return normalization.apply(distance, union: union)
     }
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        let penaltySquared = penalty * penalty, normalization = self.normalization
         SquaredDifferenceSums.compute(query, map, kernel: kernel, into: distances) { sums in
             guard sums.common > 0.5 else { return .infinity }
-            let absent = query.presentCount + sums.referencePresent - 2 * sums.common
+            let onlyQ = query.presentCount - sums.common, onlyR = sums.referencePresent - sums.common
             // S − D²/c cancels catastrophically when the differences are all alike; below a relative
             // 1e-5 of S the spread is rounding noise (and exactly 0 for a single common beacon).
             var spread = sums.squares - sums.differences * sums.differences / sums.common
             if sums.common < 1.5 || spread <= 1e-5 * sums.squares { spread = 0 }
-            return normalization.apply((spread + penaltySquared * absent).squareRoot(), union: absent + sums.common)
+            return finish(spread, onlyQ: onlyQ, onlyR: onlyR, union: onlyQ + onlyR + sums.common)
         }
     }
 }

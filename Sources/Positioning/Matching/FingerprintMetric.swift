@@ -13,6 +13,45 @@ public protocol FingerprintMetric: Sendable {
     func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>)
 }
 
+/// The cost of a beacon heard on one side only, in relative-power units (a beacon's full swing is 1).
+///
+/// The two sides differ: a beacon the phone hears now but the survey never heard there is strong
+/// evidence against the spot, while a weak beacon the survey heard but the phone missed in one scan
+/// is common (missed readings), so it costs less.
+public struct AbsencePenalty: Hashable, Sendable {
+    /// A beacon heard by the live scan, absent from the reference fingerprint.
+    public var queryOnly: Float
+    /// A beacon of the reference fingerprint that the live scan did not hear.
+    public var referenceOnly: Float
+
+    public init(queryOnly: Float, referenceOnly: Float) {
+        self.queryOnly = queryOnly
+        self.referenceOnly = referenceOnly
+    }
+
+    /// The same penalty on both sides.
+    public init(_ both: Float) {
+        self.init(queryOnly: both, referenceOnly: both)
+    }
+
+    @inline(__always)
+    func cost(queryOnly onlyQ: Float, referenceOnly onlyR: Float) -> Float {
+        queryOnly * onlyQ + referenceOnly * onlyR
+    }
+
+    @inline(__always)
+    func squaredCost(queryOnly onlyQ: Float, referenceOnly onlyR: Float) -> Float {
+        queryOnly * queryOnly * onlyQ + referenceOnly * referenceOnly * onlyR
+    }
+}
+
+extension AbsencePenalty: ExpressibleByFloatLiteral {
+    /// `0.5` reads as the same penalty on both sides.
+    public init(floatLiteral value: Float) {
+        self.init(value)
+    }
+}
+
 /// Whether a distance is divided by the number of beacons either side sees.
 ///
 /// Averaging per beacon makes a scan that hears 3 beacons and one that hears 12 comparable: without it,

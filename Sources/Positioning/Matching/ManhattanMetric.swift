@@ -1,11 +1,10 @@
 /// L1 distance, the original fingerprinting method: the sum over common beacons of the absolute
-/// difference of relative power, plus `penalty` for every beacon present on one side only.
+/// difference of relative power, plus the ``AbsencePenalty`` of every beacon present on one side only.
 public struct ManhattanMetric: FingerprintMetric, Hashable {
-    /// Cost of a beacon heard on one side only, in relative-power units (a whole beacon's swing is 1).
-    public var penalty: Float
+    public var penalty: AbsencePenalty
     public var normalization: DistanceNormalization
 
-    public init(penalty: Float = 0.5, normalization: DistanceNormalization = .perUnionBeacon) {
+    public init(penalty: AbsencePenalty = AbsencePenalty(0.5), normalization: DistanceNormalization = .perUnionBeacon) {
         self.penalty = penalty
         self.normalization = normalization
     }
@@ -17,7 +16,8 @@ public struct ManhattanMetric: FingerprintMetric, Hashable {
         for (beacon, entry) in query.entries {
             if let other = reference.entries[beacon] { sum += abs(entry.relativePower - other.relativePower) }
         }
-        return normalization.apply(sum + penalty * Float(overlap.absent), union: overlap.union)
+        let absent = penalty.cost(queryOnly: Float(overlap.onlyInQuery), referenceOnly: Float(overlap.onlyInReference))
+        return normalization.apply(sum + absent, union: overlap.union)
     }
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
@@ -37,10 +37,13 @@ public struct ManhattanMetric: FingerprintMetric, Hashable {
                                 sum += both * abs(q[column] - matrix[base + width + column])
                                 common += both
                             }
-                            let absent = query.presentCount + present[row] - 2 * common
-                            distances[row] = common > 0
-                                ? normalization.apply(sum + penalty * absent, union: absent + common)
-                                : .infinity
+                            guard common > 0 else {
+                                distances[row] = .infinity
+                                continue
+                            }
+                            let onlyQ = query.presentCount - common, onlyR = present[row] - common
+                            distances[row] = normalization.apply(
+                                sum + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR), union: onlyQ + onlyR + common)
                         }
                     }
                 }

@@ -1,0 +1,79 @@
+import GRDB
+
+/// The schema, as named, append-only migrations. A migration that has shipped is never edited:
+/// changes come as new migrations. Table and column names are spelled out as strings so that the
+/// history does not depend on today's record types.
+enum StoreMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        migrator.registerMigration("v1: venues, beacons, spots, survey sessions, fingerprints") { db in
+            try db.create(table: "venue") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                // Increases with every change that affects positioning; the daemon reloads on it.
+                t.column("revision", .integer).notNull().defaults(to: 1)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(table: "floor") { t in
+                t.column("venueId", .text).notNull().references("venue", onDelete: .cascade)
+                t.column("level", .integer).notNull()
+                t.column("name", .text).notNull()
+                t.primaryKey(["venueId", "level"])
+            }
+            try db.create(table: "beacon") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("venueId", .text).notNull().references("venue", onDelete: .cascade)
+                // Upper-case canonical UUID text, so equality in SQL is case-insensitive in effect.
+                t.column("uuid", .text).notNull()
+                t.column("major", .integer).notNull().check { $0 >= 0 && $0 <= 65535 }
+                t.column("minor", .integer).notNull().check { $0 >= 0 && $0 <= 65535 }
+                t.column("label", .text)
+                t.column("x", .double)
+                t.column("y", .double)
+                t.column("floor", .integer)
+                t.column("measuredPower", .integer)
+                t.column("status", .text).notNull().defaults(to: "active").check { ["active", "retired"].contains($0) }
+                t.uniqueKey(["venueId", "uuid", "major", "minor"])
+            }
+            try db.create(table: "spot") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("venueId", .text).notNull().references("venue", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("x", .double).notNull()
+                t.column("y", .double).notNull()
+                t.column("floor", .integer).notNull()
+                t.column("zone", .text)
+                t.uniqueKey(["venueId", "name"])
+            }
+            try db.create(table: "surveySession") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("venueId", .text).notNull().references("venue", onDelete: .cascade)
+                t.column("operator", .text)
+                t.column("device", .text).notNull()
+                t.column("recordedAt", .datetime).notNull()
+                t.column("sourceFile", .text)
+                t.column("windowSize", .integer).notNull()
+            }
+            try db.create(table: "fingerprint") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("spotId", .integer).notNull().indexed().references("spot", onDelete: .cascade)
+                t.column("sessionId", .integer).notNull().indexed().references("surveySession", onDelete: .cascade)
+                t.column("device", .text).notNull()
+                t.column("time", .double).notNull()
+                t.column("sampleCount", .integer).notNull().check { $0 >= 1 }
+            }
+            try db.create(table: "fingerprintEntry", options: .withoutRowID) { t in
+                t.column("fingerprintId", .integer).notNull().references("fingerprint", onDelete: .cascade)
+                t.column("beaconId", .integer).notNull().indexed().references("beacon", onDelete: .restrict)
+                t.column("relativePower", .double).notNull()
+                t.column("dispersion", .double).notNull()
+                t.column("meanRSSI", .double).notNull()
+                t.column("visibility", .double).notNull()
+                t.primaryKey(["fingerprintId", "beaconId"])
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,244 @@
+public import Foundation
+import GRDB
+public import Positioning
+
+/// How `record` turns a survey log into fingerprints.
+public struct RecordOptions: Sendable {
+    /// Consecutive samples of one device at one spot per fingerprint.
+    public var windowSize: Int
+    /// Who walked the venue, for the session's audit trail.
+    public var `operator`: String?
+    /// The file the samples came from.
+    public var sourceFile: String?
+    /// Beacons heard but unknown to the venue are added to it instead of being left out.
+    public var addUnknownBeacons: Bool
+    public var builder: FingerprintBuilder
+
+    public init(
+        windowSize: Int, operator: String? = nil, sourceFile: String? = nil, addUnknownBeacons: Bool = false,
+        builder: FingerprintBuilder
+    ) {
+        self.windowSize = windowSize
+        self.operator = `operator`
+        self.sourceFile = sourceFile
+        self.addUnknownBeacons = addUnknownBeacons
+        self.builder = builder
+    }
+}
+
+/// What `record` stored, and what the surveyor should look at.
+public struct RecordSummary: Hashable, Sendable, Codable {
+    public struct SpotCoverage: Hashable, Sendable, Codable {
+        public var spot: String
+        /// Fingerprints this run added.
+        public var added: Int
+        /// Fingerprints the spot has now, all runs included.
+        public var total: Int
+        /// Median number of beacons a fingerprint of the spot sees.
+        public var medianBeacons: Int
+    }
+
+    public var venue: String
+    public var samples: Int
+    public var fingerprints: Int
+    /// Samples in which no beacon was heard (skipped before windowing).
+    public var emptySamples: Int
+    /// Windows in which no reading survived cleaning.
+    public var unusableWindows: Int
+    public var cleaning: CleaningReport
+    /// Readings of beacons the venue does not know (or has retired), per beacon.
+    public var unknownBeaconReadings: [String: Int]
+    /// Beacons added to the venue because `addUnknownBeacons` was set.
+    public var beaconsAdded: [String]
+    /// Spots created from the log's coordinates.
+    public var spotsCreated: [String]
+    public var spots: [SpotCoverage]
+    /// Spots with fewer than 3 fingerprints or whose fingerprints see fewer than 3 beacons.
+    public var spotsToRevisit: [String]
+    public var revision: Int
+}
+
+extension FingerprintStore {
+    /// Builds fingerprints from a survey log and stores them, all in one transaction.
+    ///
+    /// - Parameters:
+    ///   - samples: the log's samples with their ground truth, in file order.
+    ///   - progress: called now and then with (windows done, windows in all).
+    /// - Throws: ``StoreError/unknownVenue(_:)``; nothing is written on any error.
+    public func record(
+        _ samples: [LabelledSample], into venueID: String, options: RecordOptions,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) throws -> RecordSummary {
+        guard options.windowSize >= 1 else { throw StoreError.invalidInput("the window must hold at least 1 sample") }
+        let summary = try writer.write { db -> RecordSummary in
+            let venue = try venueDetails(venueID, db)
+            var beaconRows = try beaconIndex(venueID, db)
+            var spotRows: [String: Int64] = [:]
+            for row in try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).fetchAll(db) {
+                spotRows[row.name] = row.id!
+            }
+            let levels = Set(venue.floors.map(\.level))
+
+            var unknownReadings: [BeaconID: Int] = [:]
+            var beaconsAdded: [BeaconID] = []
+            var spotsCreated: [String] = []
+            var kept: [LabelledSample] = []
+            kept.reserveCapacity(samples.count)
+            var emptySamples = 0
+            for var labelled in samples {
+                if labelled.sample.readings.isEmpty {
+                    emptySamples += 1
+                    continue
+                }
+                labelled.sample.readings.removeAll { reading in
+                    if beaconRows[reading.beacon] != nil { return false }
+                    if options.addUnknownBeacons, !unknownReadings.keys.contains(reading.beacon) {
+                        beaconsAdded.append(reading.beacon)
+                    }
+                    unknownReadings[reading.beacon, default: 0] += 1
+                    return !options.addUnknownBeacons
+                }
+                kept.append(labelled)
+            }
+            if options.addUnknownBeacons {
+                for beacon in beaconsAdded {
+                    var record = BeaconRecord(
+                        id: nil, venueId: venueID, uuid: beacon.uuid.uuidString, major: Int(beacon.major),
+                        minor: Int(beacon.minor), status: .active)
+                    if let retired = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
+                        .filter(BeaconRecord.matching(beacon)).fetchOne(db)
+                    {
+                        throw StoreError.conflict(
+                            "beacon \(beacon) is \(retired.status.rawValue) in venue '\(venueID)'; it cannot be added back by recording")
+                    }
+                    try record.insert(db)
+                    beaconRows[beacon] = record.id!
+                }
+                unknownReadings = [:]
+            }
+
+            let windows = SampleWindows.windows(of: kept, size: options.windowSize)
+            var sessions: [String: Int64] = [:]
+            var added: [String: Int] = [:]
+            var cleaning = CleaningReport()
+            var unusable = 0
+            let insertFingerprint = try db.cachedStatement(
+                sql: "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)")
+            let insertEntry = try db.cachedStatement(sql: """
+                INSERT INTO fingerprintEntry (fingerprintId, beaconId, relativePower, dispersion, meanRSSI, visibility)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            let now = Date()
+            for (index, window) in windows.enumerated() {
+                if index % 1024 == 0 { progress?(index, windows.count) }
+                let first = window[0]
+                let fingerprint: Fingerprint
+                do {
+                    fingerprint = try options.builder.fingerprint(of: window.map(\.sample), report: &cleaning)
+                } catch {
+                    unusable += 1
+                    continue
+                }
+                let spotName = first.truth.spot ?? "\(first.truth.x),\(first.truth.y),\(first.truth.floor)"
+                let spotID: Int64
+                if let known = spotRows[spotName] {
+                    spotID = known
+                } else {
+                    if !levels.contains(first.truth.floor) {
+                        try FloorRecord(venueId: venueID, level: first.truth.floor, name: "Level \(first.truth.floor)").save(db)
+                    }
+                    var record = SpotRecord(
+                        id: nil, venueId: venueID, name: spotName, x: first.truth.x, y: first.truth.y,
+                        floor: first.truth.floor, zone: nil)
+                    try record.insert(db)
+                    spotID = record.id!
+                    spotRows[spotName] = spotID
+                    spotsCreated.append(spotName)
+                }
+                let device = first.sample.device
+                let sessionID: Int64
+                if let known = sessions[device] {
+                    sessionID = known
+                } else {
+                    var session = SurveySessionRecord(
+                        id: nil, venueId: venueID, operator: options.operator, device: device, recordedAt: now,
+                        sourceFile: options.sourceFile, windowSize: options.windowSize)
+                    try session.insert(db)
+                    sessionID = session.id!
+                    sessions[device] = sessionID
+                }
+                try insertFingerprint.execute(arguments: [spotID, sessionID, device, first.sample.time, window.count])
+                let fingerprintID = db.lastInsertedRowID
+                for (beacon, entry) in fingerprint.entries {
+                    try insertEntry.execute(arguments: [
+                        fingerprintID, beaconRows[beacon]!, Double(entry.relativePower), entry.dispersion,
+                        entry.meanRSSI, entry.visibility,
+                    ])
+                }
+                added[spotName, default: 0] += 1
+            }
+            progress?(windows.count, windows.count)
+
+            let stored = added.values.reduce(0, +)
+            if stored > 0 || !beaconsAdded.isEmpty || !spotsCreated.isEmpty { try bumpRevision(of: venueID, db) }
+            let coverage = try spotCoverage(venueID, db)
+            let spots = coverage.filter { added[$0.spot] != nil || spotsCreated.contains($0.spot) }.map { spot in
+                var spot = spot
+                spot.added = added[spot.spot] ?? 0
+                return spot
+            }
+            return RecordSummary(
+                venue: venueID, samples: samples.count, fingerprints: stored, emptySamples: emptySamples,
+                unusableWindows: unusable, cleaning: cleaning,
+                unknownBeaconReadings: Dictionary(uniqueKeysWithValues: unknownReadings.map { ($0.key.description, $0.value) }),
+                beaconsAdded: beaconsAdded.map(\.description).sorted(), spotsCreated: spotsCreated,
+                spots: spots,
+                spotsToRevisit: coverage.filter(\.needsRevisit).map(\.spot),
+                revision: try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venueID]) ?? 0)
+        }
+        logger.debug(
+            "survey recorded",
+            metadata: ["venue.id": "\(venueID)", "fingerprints": "\(summary.fingerprints)", "venue.revision": "\(summary.revision)"])
+        return summary
+    }
+
+    /// Active beacons of a venue by identity, with their row ids.
+    func beaconIndex(_ venueID: String, _ db: Database, includeRetired: Bool = false) throws -> [BeaconID: Int64] {
+        var request = BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
+        if !includeRetired { request = request.filter(BeaconRecord.Columns.status == BeaconStatus.active.rawValue) }
+        var index: [BeaconID: Int64] = [:]
+        for row in try request.fetchAll(db) { index[try row.identity] = row.id! }
+        return index
+    }
+
+    /// Fingerprint counts and median beacons per fingerprint, per spot of the venue.
+    func spotCoverage(_ venueID: String, _ db: Database) throws -> [RecordSummary.SpotCoverage] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT s.name AS spot, f.id AS fingerprint,
+              (SELECT COUNT(*) FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
+               WHERE e.fingerprintId = f.id AND b.status = 'active') AS beacons
+            FROM spot s LEFT JOIN fingerprint f ON f.spotId = s.id
+            WHERE s.venueId = ? ORDER BY s.id
+            """, arguments: [venueID])
+        var order: [String] = []
+        var beaconsPerFingerprint: [String: [Int]] = [:]
+        for row in rows {
+            let spot: String = row["spot"]
+            if beaconsPerFingerprint[spot] == nil {
+                order.append(spot)
+                beaconsPerFingerprint[spot] = []
+            }
+            if let _: Int64 = row["fingerprint"] { beaconsPerFingerprint[spot]!.append(row["beacons"]) }
+        }
+        return order.map { spot in
+            let counts = beaconsPerFingerprint[spot]!.sorted()
+            return RecordSummary.SpotCoverage(
+                spot: spot, added: 0, total: counts.count, medianBeacons: counts.isEmpty ? 0 : counts[counts.count / 2])
+        }
+    }
+}
+
+extension RecordSummary.SpotCoverage {
+    /// Fewer than 3 fingerprints, or fingerprints that typically see fewer than 3 beacons.
+    public var needsRevisit: Bool { total < 3 || medianBeacons < 3 }
+}

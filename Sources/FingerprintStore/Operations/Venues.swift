@@ -1,0 +1,214 @@
+public import Foundation
+import GRDB
+public import Positioning
+
+/// A venue in a listing.
+public struct VenueSummary: Hashable, Sendable, Codable {
+    public var id: String
+    public var name: String
+    public var revision: Int
+    public var floors: Int
+    public var activeBeacons: Int
+    public var spots: Int
+    public var fingerprints: Int
+    public var updatedAt: Date
+}
+
+/// A beacon as the store knows it.
+public struct StoredBeacon: Hashable, Sendable, Codable {
+    public var id: BeaconID
+    public var label: String?
+    public var x: Double?
+    public var y: Double?
+    public var floor: Int?
+    public var measuredPower: Int?
+    public var status: BeaconStatus
+}
+
+/// A venue with everything positioning needs to describe it.
+public struct VenueDetails: Hashable, Sendable, Codable {
+    public var id: String
+    public var name: String
+    public var revision: Int
+    public var floors: [VenueDefinition.Floor]
+    /// Every beacon, active and retired.
+    public var beacons: [StoredBeacon]
+    public var spots: [Spot]
+    public var fingerprints: Int
+
+    public var activeBeacons: [StoredBeacon] { beacons.filter { $0.status == .active } }
+
+    /// The venue in the `venue.json` interchange format (active beacons only).
+    public var definition: VenueDefinition {
+        VenueDefinition(
+            id: id, name: name, floors: floors,
+            beacons: activeBeacons.map {
+                VenueDefinition.Beacon(
+                    uuid: $0.id.uuid.uuidString, major: Int($0.id.major), minor: Int($0.id.minor), x: $0.x, y: $0.y,
+                    floor: $0.floor, label: $0.label, measuredPower: $0.measuredPower)
+            },
+            spots: spots)
+    }
+}
+
+/// What `importVenue` changed.
+public struct VenueImportSummary: Hashable, Sendable, Codable {
+    public var venue: String
+    public var created: Bool
+    public var floorsAdded: Int
+    public var beaconsAdded: Int
+    public var beaconsUpdated: Int
+    public var spotsAdded: Int
+    public var spotsUpdated: Int
+    /// The venue's revision after the import.
+    public var revision: Int
+    /// Whether the import changed anything that affects positioning (and so bumped the revision).
+    public var changedPositioning: Bool
+}
+
+extension FingerprintStore {
+    /// Creates a venue from its definition, or updates it: floors, beacons and spots are added or
+    /// updated by their identity; nothing is deleted (fingerprints may refer to it). One transaction.
+    public func importVenue(_ definition: VenueDefinition) throws -> VenueImportSummary {
+        let problems = definition.problems()
+        guard problems.isEmpty else { throw StoreError.invalidVenue(problems: problems) }
+        let summary = try writer.write { db -> VenueImportSummary in
+            let now = Date()
+            var summary = VenueImportSummary(
+                venue: definition.id, created: false, floorsAdded: 0, beaconsAdded: 0, beaconsUpdated: 0,
+                spotsAdded: 0, spotsUpdated: 0, revision: 1, changedPositioning: false)
+            var venue: VenueRecord
+            if var existing = try VenueRecord.fetchOne(db, key: definition.id) {
+                existing.name = definition.name
+                existing.updatedAt = now
+                venue = existing
+            } else {
+                venue = VenueRecord(id: definition.id, name: definition.name, revision: 1, createdAt: now, updatedAt: now)
+                summary.created = true
+            }
+            try venue.save(db)
+
+            for floor in definition.floors {
+                let record = FloorRecord(venueId: venue.id, level: floor.level, name: floor.name)
+                if try FloorRecord.fetchOne(db, key: ["venueId": venue.id, "level": floor.level]) == nil {
+                    summary.floorsAdded += 1
+                }
+                try record.save(db)
+            }
+
+            for beacon in definition.beacons {
+                let identity = try beacon.identity()
+                var record = BeaconRecord(
+                    id: nil, venueId: venue.id, uuid: identity.uuid.uuidString, major: Int(identity.major),
+                    minor: Int(identity.minor), label: beacon.label, x: beacon.x, y: beacon.y, floor: beacon.floor,
+                    measuredPower: beacon.measuredPower, status: .active)
+                if let existing = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venue.id)
+                    .filter(BeaconRecord.matching(identity)).fetchOne(db)
+                {
+                    record.id = existing.id
+                    // A retired beacon stays retired: re-importing an old venue.json must not undo maintenance.
+                    record.status = existing.status
+                    if record != existing {
+                        try record.update(db)
+                        summary.beaconsUpdated += 1
+                    }
+                } else {
+                    try record.insert(db)
+                    summary.beaconsAdded += 1
+                }
+            }
+
+            for spot in definition.spots {
+                var record = SpotRecord(
+                    id: nil, venueId: venue.id, name: spot.name, x: spot.x, y: spot.y, floor: spot.floor, zone: spot.zone)
+                if let existing = try SpotRecord.filter(SpotRecord.Columns.venueId == venue.id)
+                    .filter(SpotRecord.Columns.name == spot.name).fetchOne(db)
+                {
+                    record.id = existing.id
+                    if record != existing {
+                        try record.update(db)
+                        summary.spotsUpdated += 1
+                    }
+                } else {
+                    try record.insert(db)
+                    summary.spotsAdded += 1
+                }
+            }
+
+            summary.changedPositioning = !summary.created
+                && (summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
+            if summary.changedPositioning { try bumpRevision(of: venue.id, db) }
+            summary.revision = try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venue.id]) ?? 1
+            return summary
+        }
+        logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
+        return summary
+    }
+
+    /// Every venue, by id.
+    public func venues() throws -> [VenueSummary] {
+        try writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT v.id, v.name, v.revision, v.updatedAt,
+                  (SELECT COUNT(*) FROM floor f WHERE f.venueId = v.id) AS floors,
+                  (SELECT COUNT(*) FROM beacon b WHERE b.venueId = v.id AND b.status = 'active') AS beacons,
+                  (SELECT COUNT(*) FROM spot s WHERE s.venueId = v.id) AS spots,
+                  (SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = v.id) AS fingerprints
+                FROM venue v ORDER BY v.id
+                """)
+            return rows.map { row in
+                VenueSummary(
+                    id: row["id"], name: row["name"], revision: row["revision"], floors: row["floors"],
+                    activeBeacons: row["beacons"], spots: row["spots"], fingerprints: row["fingerprints"],
+                    updatedAt: row["updatedAt"])
+            }
+        }
+    }
+
+    /// One venue with its floors, beacons and spots.
+    public func venue(_ id: String) throws -> VenueDetails {
+        try writer.read { db in try venueDetails(id, db) }
+    }
+
+    /// The current revision of every venue: what the daemon polls to notice changes.
+    public func revisions() throws -> [String: Int] {
+        try writer.read { db in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, revision FROM venue").map {
+                ($0["id"] as String, $0["revision"] as Int)
+            })
+        }
+    }
+
+    func venueDetails(_ id: String, _ db: Database) throws -> VenueDetails {
+        guard let venue = try VenueRecord.fetchOne(db, key: id) else { throw StoreError.unknownVenue(id) }
+        let floors = try FloorRecord.filter(FloorRecord.Columns.venueId == id).order(FloorRecord.Columns.level).fetchAll(db)
+        let beacons = try BeaconRecord.filter(BeaconRecord.Columns.venueId == id).fetchAll(db)
+        let spots = try SpotRecord.filter(SpotRecord.Columns.venueId == id).order(SpotRecord.Columns.id).fetchAll(db)
+        let fingerprints = try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = ?",
+            arguments: [id]) ?? 0
+        return VenueDetails(
+            id: venue.id, name: venue.name, revision: venue.revision,
+            floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name) },
+            beacons: try beacons.map { try $0.stored() }.sorted { $0.id < $1.id },
+            spots: spots.map(\.spot),
+            fingerprints: fingerprints)
+    }
+
+    /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.
+    func bumpRevision(of venue: String, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", arguments: [Date(), venue])
+    }
+}
+
+extension BeaconRecord {
+    func stored() throws -> StoredBeacon {
+        StoredBeacon(
+            id: try identity, label: label, x: x, y: y, floor: floor, measuredPower: measuredPower, status: status)
+    }
+}
+
+extension SpotRecord {
+    var spot: Spot { Spot(name: name, x: x, y: y, floor: floor, zone: zone) }
+}

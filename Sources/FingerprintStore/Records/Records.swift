@@ -1,0 +1,155 @@
+import Foundation
+public import GRDB
+
+// Plain Codable rows, one per table. They stay internal: the store's public API speaks in Positioning's
+// types and in the summaries of this module.
+
+struct VenueRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "venue"
+    var id: String
+    var name: String
+    var revision: Int
+    var createdAt: Date
+    var updatedAt: Date
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let revision = Column(CodingKeys.revision)
+    }
+}
+
+struct FloorRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "floor"
+    var venueId: String
+    var level: Int
+    var name: String
+
+    enum Columns {
+        static let venueId = Column(CodingKeys.venueId)
+        static let level = Column(CodingKeys.level)
+    }
+}
+
+/// Whether a beacon takes part in positioning.
+public enum BeaconStatus: String, Codable, Hashable, Sendable {
+    case active
+    /// Failed, replaced or removed: kept for history and audit, left out of matching.
+    case retired
+}
+
+struct BeaconRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
+    static let databaseTableName = "beacon"
+    var id: Int64?
+    var venueId: String
+    var uuid: String
+    var major: Int
+    var minor: Int
+    var label: String?
+    var x: Double?
+    var y: Double?
+    var floor: Int?
+    var measuredPower: Int?
+    var status: BeaconStatus
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let venueId = Column(CodingKeys.venueId)
+        static let uuid = Column(CodingKeys.uuid)
+        static let major = Column(CodingKeys.major)
+        static let minor = Column(CodingKeys.minor)
+        static let status = Column(CodingKeys.status)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+struct SpotRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
+    static let databaseTableName = "spot"
+    var id: Int64?
+    var venueId: String
+    var name: String
+    var x: Double
+    var y: Double
+    var floor: Int
+    var zone: String?
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let venueId = Column(CodingKeys.venueId)
+        static let name = Column(CodingKeys.name)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+struct SurveySessionRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
+    static let databaseTableName = "surveySession"
+    var id: Int64?
+    var venueId: String
+    var `operator`: String?
+    var device: String
+    var recordedAt: Date
+    var sourceFile: String?
+    var windowSize: Int
+
+    enum Columns {
+        static let venueId = Column(CodingKeys.venueId)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+struct FingerprintRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
+    static let databaseTableName = "fingerprint"
+    var id: Int64?
+    var spotId: Int64
+    var sessionId: Int64
+    var device: String
+    var time: Double
+    var sampleCount: Int
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let spotId = Column(CodingKeys.spotId)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+struct FingerprintEntryRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "fingerprintEntry"
+    var fingerprintId: Int64
+    var beaconId: Int64
+    var relativePower: Double
+    var dispersion: Double
+    var meanRSSI: Double
+    var visibility: Double
+
+    enum Columns {
+        static let fingerprintId = Column(CodingKeys.fingerprintId)
+        static let beaconId = Column(CodingKeys.beaconId)
+    }
+}
+
+extension BeaconRecord {
+    /// The Positioning identity of this row.
+    var identity: BeaconID {
+        get throws { try BeaconID(uuidString: uuid, major: major, minor: minor) }
+    }
+
+    /// The identity's columns, canonical (upper-case UUID).
+    static func matching(_ beacon: BeaconID) -> SQLExpression {
+        (Columns.uuid == beacon.uuid.uuidString && Columns.major == Int(beacon.major) && Columns.minor == Int(beacon.minor)).sqlExpression
+    }
+}
+
+import Positioning
+extension BeaconStatus: DatabaseValueConvertible {}
