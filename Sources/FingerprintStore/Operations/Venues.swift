@@ -38,14 +38,16 @@ public struct VenueDetails: Hashable, Sendable, Codable {
 
     public var activeBeacons: [StoredBeacon] { beacons.filter { $0.status == .active } }
 
-    /// The venue in the `venue.json` interchange format (active beacons only).
-    public var definition: VenueDefinition {
+    /// The venue in the `venue.json` interchange format; retired beacons are listed with their status
+    /// only when `includingRetired` is set (exports keep them so fingerprints can refer to them).
+    public func definition(includingRetired: Bool = false) -> VenueDefinition {
         VenueDefinition(
             id: id, name: name, floors: floors,
-            beacons: activeBeacons.map {
+            beacons: (includingRetired ? beacons : activeBeacons).map {
                 VenueDefinition.Beacon(
                     uuid: $0.id.uuid.uuidString, major: Int($0.id.major), minor: Int($0.id.minor), x: $0.x, y: $0.y,
-                    floor: $0.floor, label: $0.label, measuredPower: $0.measuredPower)
+                    floor: $0.floor, label: $0.label, measuredPower: $0.measuredPower,
+                    status: $0.status == .active ? nil : $0.status.rawValue)
             },
             spots: spots)
     }
@@ -101,7 +103,7 @@ extension FingerprintStore {
                 var record = BeaconRecord(
                     id: nil, venueId: venue.id, uuid: identity.uuid.uuidString, major: Int(identity.major),
                     minor: Int(identity.minor), label: beacon.label, x: beacon.x, y: beacon.y, floor: beacon.floor,
-                    measuredPower: beacon.measuredPower, status: .active)
+                    measuredPower: beacon.measuredPower, status: BeaconStatus(rawValue: beacon.status ?? "active") ?? .active)
                 if let existing = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venue.id)
                     .filter(BeaconRecord.matching(identity)).fetchOne(db)
                 {

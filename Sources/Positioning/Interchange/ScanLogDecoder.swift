@@ -2,18 +2,28 @@ public import Foundation
 
 /// Decodes scan logs (JSON Lines) held in memory; reading the file is the caller's business.
 public struct ScanLogDecoder: Sendable {
-    public init() {}
-
     /// One line that could not be decoded.
     public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
         /// 1-based line number.
         public var line: Int
         public var message: String
 
+        public init(line: Int, message: String) {
+            self.line = line
+            self.message = message
+        }
+
         public var description: String { "line \(line): \(message)" }
     }
 
-    /// Decodes every non-blank line of `data`, validating beacon identities.
+    /// RSSI values a line may carry besides 0 ("unknown"); anything else makes the line invalid.
+    public var validRSSI: ClosedRange<Double>
+
+    public init(validRSSI: ClosedRange<Double> = ReadingCleaner().validRange) {
+        self.validRSSI = validRSSI
+    }
+
+    /// Decodes every non-blank line of `data`, validating beacon identities and RSSI values.
     ///
     /// - Returns: the lines, each with its 1-based line number, and the lines that failed. Callers
     ///   decide whether one bad line spoils the file (the default) or is skipped and counted.
@@ -27,7 +37,7 @@ public struct ScanLogDecoder: Sendable {
             guard raw.contains(where: { !Self.isWhitespace($0) }) else { continue }
             do {
                 let line = try decoder.decode(ScanLine.self, from: raw)
-                if let problem = line.problem() {
+                if let problem = line.problem(validRSSI: validRSSI) {
                     errors.append(LineError(line: number, message: problem))
                 } else {
                     lines.append((number, line))
@@ -80,8 +90,8 @@ public struct ScanLogDecoder: Sendable {
 
 extension ScanLine {
     /// What is wrong with a decoded line that JSON types cannot express; nil when it is valid.
-    /// RSSI values are checked by cleaning, not here: out-of-range readings are dropped and counted.
-    public func problem() -> String? {
+    /// RSSI 0 means "unknown" and is valid (cleaning drops it); other values must lie in `validRSSI`.
+    public func problem(validRSSI: ClosedRange<Double> = ReadingCleaner().validRange) -> String? {
         if device.isEmpty { return "field 'device' is empty" }
         if !t.isFinite { return "field 't' is not a finite number" }
         for (index, beacon) in beacons.enumerated() {
@@ -89,6 +99,9 @@ extension ScanLine {
                 _ = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor)
             } catch {
                 return "beacons[\(index)]: \(error.description)"
+            }
+            if beacon.rssi != 0, !validRSSI.contains(beacon.rssi) {
+                return "beacons[\(index)].rssi \(beacon.rssi) is outside \(Int(validRSSI.lowerBound))...\(Int(validRSSI.upperBound)) dBm (0 means unknown)"
             }
         }
         if (x == nil) != (y == nil) { return "fields 'x' and 'y' must be given together" }

@@ -28,10 +28,12 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
         public var label: String?
         /// Calibrated power at 1 m in dBm, when the venue knows it.
         public var measuredPower: Int?
+        /// `"retired"` for a beacon kept only for history (exports write it); absent means active.
+        public var status: String?
 
         public init(
             uuid: String, major: Int, minor: Int, x: Double? = nil, y: Double? = nil, floor: Int? = nil,
-            label: String? = nil, measuredPower: Int? = nil
+            label: String? = nil, measuredPower: Int? = nil, status: String? = nil
         ) {
             self.uuid = uuid
             self.major = major
@@ -41,6 +43,7 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
             self.floor = floor
             self.label = label
             self.measuredPower = measuredPower
+            self.status = status
         }
 
         /// The validated identity of this beacon.
@@ -49,7 +52,7 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case uuid, major, minor, x, y, floor, label
+            case uuid, major, minor, x, y, floor, label, status
             case measuredPower = "measured_power"
         }
     }
@@ -85,6 +88,9 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
                 }
             } catch {
                 problems.append("beacon #\(index + 1): \(error.description)")
+            }
+            if let status = beacon.status, status != "active", status != "retired" {
+                problems.append("beacon #\(index + 1) has status '\(status)'; expected active or retired")
             }
             if let floor = beacon.floor, !levels.contains(floor) {
                 problems.append("beacon #\(index + 1) is on floor \(floor), which the venue does not define")

@@ -22,7 +22,7 @@ public struct Spot: Hashable, Sendable, Codable {
     }
 }
 
-/// An estimated position.
+/// An estimated position. In JSON the accuracy radius is `accuracy_m`.
 public struct Position: Hashable, Sendable, Codable {
     public var x: Double
     public var y: Double
@@ -41,6 +41,11 @@ public struct Position: Hashable, Sendable, Codable {
         self.accuracy = accuracy
         self.spot = spot
         self.zone = zone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case x, y, floor, spot, zone
+        case accuracy = "accuracy_m"
     }
 }
 

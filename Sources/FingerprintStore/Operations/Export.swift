@@ -1,0 +1,149 @@
+public import Foundation
+import GRDB
+public import Positioning
+
+/// One stored fingerprint in the export format (`fingerprints.jsonl`, one JSON object a line):
+///
+/// ```json
+/// {"spot": "p_16.09_02.79", "device": "galaxy-a5-2017", "time": 1543000884, "samples": 3,
+///  "session": {"operator": "ana", "device": "galaxy-a5-2017", "recorded_at": 1795000000.5,
+///              "source_file": "survey.jsonl", "window": 3},
+///  "entries": [{"beacon": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:7", "relative_power": 0.61,
+///               "mean_rssi": -77, "dispersion": 0, "visibility": 1}]}
+/// ```
+/// Numbers are written with as many digits as it takes to read back the same value, so an export
+/// imported into an empty database reproduces every stored figure exactly.
+public struct ExportedFingerprint: Codable, Hashable, Sendable {
+    public struct Session: Codable, Hashable, Sendable {
+        public var `operator`: String?
+        public var device: String
+        /// Seconds since the Unix epoch.
+        public var recordedAt: Double
+        public var sourceFile: String?
+        public var window: Int
+
+        enum CodingKeys: String, CodingKey {
+            case `operator`, device, window
+            case recordedAt = "recorded_at"
+            case sourceFile = "source_file"
+        }
+    }
+
+    public struct Entry: Codable, Hashable, Sendable {
+        public var beacon: BeaconID
+        public var relativePower: Double
+        public var meanRSSI: Double
+        public var dispersion: Double
+        public var visibility: Double
+
+        enum CodingKeys: String, CodingKey {
+            case beacon, dispersion, visibility
+            case relativePower = "relative_power"
+            case meanRSSI = "mean_rssi"
+        }
+    }
+
+    public var spot: String
+    public var device: String
+    public var time: Double
+    public var samples: Int
+    public var session: Session
+    public var entries: [Entry]
+}
+
+/// What an import of exported fingerprints added.
+public struct FingerprintImportSummary: Hashable, Sendable, Codable {
+    public var venue: String
+    public var sessions: Int
+    public var fingerprints: Int
+    public var entries: Int
+    public var revision: Int
+}
+
+extension FingerprintStore {
+    /// Every fingerprint of a venue in the export format, in storage order, read in one transaction.
+    public func exportFingerprints(of venueID: String) throws -> [ExportedFingerprint] {
+        try writer.read { db in
+            _ = try venueDetails(venueID, db)
+            var beacons: [Int64: BeaconID] = [:]
+            for (beacon, id) in try beaconIndex(venueID, db, includeRetired: true) { beacons[id] = beacon }
+            var sessions: [Int64: ExportedFingerprint.Session] = [:]
+            for session in try SurveySessionRecord.filter(SurveySessionRecord.Columns.venueId == venueID).fetchAll(db) {
+                sessions[session.id!] = ExportedFingerprint.Session(
+                    operator: session.operator, device: session.device,
+                    recordedAt: session.recordedAt.timeIntervalSince1970, sourceFile: session.sourceFile,
+                    window: session.windowSize)
+            }
+            var exported: [ExportedFingerprint] = []
+            var index: [Int64: Int] = [:]
+            let fingerprints = try Row.fetchCursor(db, sql: """
+                SELECT f.id, s.name, f.device, f.time, f.sampleCount, f.sessionId
+                FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
+                """, arguments: [venueID])
+            while let row = try fingerprints.next() {
+                index[row[0]] = exported.count
+                exported.append(ExportedFingerprint(
+                    spot: row[1], device: row[2], time: row[3], samples: row[4], session: sessions[row[5]]!, entries: []))
+            }
+            let entries = try Row.fetchCursor(db, sql: """
+                SELECT e.fingerprintId, e.beaconId, e.relativePower, e.meanRSSI, e.dispersion, e.visibility
+                FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId JOIN spot s ON s.id = f.spotId
+                WHERE s.venueId = ? ORDER BY e.fingerprintId, e.beaconId
+                """, arguments: [venueID])
+            while let row = try entries.next() {
+                exported[index[row[0]]!].entries.append(ExportedFingerprint.Entry(
+                    beacon: beacons[row[1]]!, relativePower: row[2], meanRSSI: row[3], dispersion: row[4], visibility: row[5]))
+            }
+            for position in exported.indices { exported[position].entries.sort { $0.beacon < $1.beacon } }
+            return exported
+        }
+    }
+
+    /// Adds exported fingerprints to a venue that already has their spots and beacons (import the
+    /// export's venue.json first). One transaction; unknown spots or beacons abort it.
+    public func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String) throws -> FingerprintImportSummary {
+        try writer.write { db in
+            _ = try venueDetails(venueID, db)
+            let beacons = try beaconIndex(venueID, db, includeRetired: true)
+            var spots: [String: Int64] = [:]
+            for row in try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).fetchAll(db) { spots[row.name] = row.id! }
+            var sessions: [ExportedFingerprint.Session: Int64] = [:]
+            var entryCount = 0
+            for (number, fingerprint) in fingerprints.enumerated() {
+                guard let spotID = spots[fingerprint.spot] else {
+                    throw StoreError.invalidInput("fingerprint \(number + 1) is at spot '\(fingerprint.spot)', which venue '\(venueID)' does not have")
+                }
+                let sessionID: Int64
+                if let known = sessions[fingerprint.session] {
+                    sessionID = known
+                } else {
+                    var record = SurveySessionRecord(
+                        id: nil, venueId: venueID, operator: fingerprint.session.operator, device: fingerprint.session.device,
+                        recordedAt: Date(timeIntervalSince1970: fingerprint.session.recordedAt),
+                        sourceFile: fingerprint.session.sourceFile, windowSize: fingerprint.session.window)
+                    try record.insert(db)
+                    sessionID = record.id!
+                    sessions[fingerprint.session] = sessionID
+                }
+                var record = FingerprintRecord(
+                    id: nil, spotId: spotID, sessionId: sessionID, device: fingerprint.device, time: fingerprint.time,
+                    sampleCount: fingerprint.samples)
+                try record.insert(db)
+                for entry in fingerprint.entries {
+                    guard let beaconID = beacons[entry.beacon] else {
+                        throw StoreError.unknownBeacon(venue: venueID, beacon: entry.beacon.description)
+                    }
+                    try FingerprintEntryRecord(
+                        fingerprintId: record.id!, beaconId: beaconID, relativePower: entry.relativePower,
+                        dispersion: entry.dispersion, meanRSSI: entry.meanRSSI, visibility: entry.visibility
+                    ).insert(db)
+                    entryCount += 1
+                }
+            }
+            if !fingerprints.isEmpty { try bumpRevision(of: venueID, db) }
+            return FingerprintImportSummary(
+                venue: venueID, sessions: sessions.count, fingerprints: fingerprints.count, entries: entryCount,
+                revision: try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venueID]) ?? 0)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import GRDB
+
+/// A venue's survey in numbers, and where it is thin.
+public struct VenueStats: Hashable, Sendable, Codable {
+    public struct BeaconCoverage: Hashable, Sendable, Codable {
+        public var beacon: String
+        public var label: String?
+        /// Spots at which at least one fingerprint sees the beacon.
+        public var spots: Int
+        public var fingerprints: Int
+    }
+
+    public var venue: String
+    public var revision: Int
+    public var floors: Int
+    public var spots: Int
+    public var activeBeacons: Int
+    public var retiredBeacons: Int
+    public var sessions: Int
+    public var fingerprints: Int
+    public var entries: Int
+    /// Active beacons no fingerprint sees: dead, misplaced, or not surveyed yet.
+    public var beaconsNeverSeen: [String]
+    /// Active beacons seen at fewer than 3 spots: they will barely help.
+    public var beaconsSeenAtFewSpots: [BeaconCoverage]
+    /// Spots with fewer than 3 fingerprints or whose fingerprints see fewer than 3 beacons.
+    public var thinSpots: [RecordSummary.SpotCoverage]
+}
+
+extension FingerprintStore {
+    /// Counts and coverage of a venue's survey, in one read transaction.
+    public func stats(of venueID: String) throws -> VenueStats {
+        try writer.read { db in
+            let venue = try venueDetails(venueID, db)
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: [venueID]) ?? 0 }
+            let coverageRows = try Row.fetchAll(db, sql: """
+                SELECT b.uuid, b.major, b.minor, b.label,
+                  COUNT(DISTINCT f.spotId) AS spots, COUNT(e.fingerprintId) AS fingerprints
+                FROM beacon b
+                LEFT JOIN fingerprintEntry e ON e.beaconId = b.id
+                LEFT JOIN fingerprint f ON f.id = e.fingerprintId
+                WHERE b.venueId = ? AND b.status = 'active'
+                GROUP BY b.id ORDER BY b.uuid, b.major, b.minor
+                """, arguments: [venueID])
+            let coverage = coverageRows.map { row in
+                VenueStats.BeaconCoverage(
+                    beacon: "\(row["uuid"] as String):\(row["major"] as Int):\(row["minor"] as Int)",
+                    label: row["label"], spots: row["spots"], fingerprints: row["fingerprints"])
+            }
+            return VenueStats(
+                venue: venueID, revision: venue.revision, floors: venue.floors.count, spots: venue.spots.count,
+                activeBeacons: venue.activeBeacons.count, retiredBeacons: venue.beacons.count - venue.activeBeacons.count,
+                sessions: try count("SELECT COUNT(*) FROM surveySession WHERE venueId = ?"),
+                fingerprints: venue.fingerprints,
+                entries: try count("""
+                    SELECT COUNT(*) FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
+                    JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
+                    """),
+                beaconsNeverSeen: coverage.filter { $0.fingerprints == 0 }.map(\.beacon),
+                beaconsSeenAtFewSpots: coverage.filter { $0.fingerprints > 0 && $0.spots < 3 },
+                thinSpots: try spotCoverage(venueID, db).filter(\.needsRevisit))
+        }
+    }
+}

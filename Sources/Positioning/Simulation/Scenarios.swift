@@ -1,0 +1,142 @@
+/// Where a simulated phone stands for a while.
+public struct SimulatedStop: Hashable, Sendable {
+    public var name: String
+    public var x: Double
+    public var y: Double
+    public var floor: Int
+
+    public init(name: String, x: Double, y: Double, floor: Int) {
+        self.name = name
+        self.x = x
+        self.y = y
+        self.floor = floor
+    }
+}
+
+/// Survey and walk generation over a ``SimulatedVenue``.
+extension SimulatedVenue {
+    /// Scan-log lines of `device` standing `samples` seconds at each stop in turn, starting at `startTime`,
+    /// turning to a random heading at each stop and a little between samples. Lines carry ground truth.
+    public func record(
+        stops: [SimulatedStop], device: SimulatedDevice, samples: Int, startTime: Double,
+        using generator: inout SeededGenerator
+    ) -> [ScanLine] {
+        var lines: [ScanLine] = []
+        var time = startTime
+        for stop in stops {
+            var heading = 2 * Double.pi * generator.unit()
+            for _ in 0..<samples {
+                heading += generator.gaussian(deviation: 0.3)
+                let sample = self.sample(x: stop.x, y: stop.y, floor: stop.floor, heading: heading, device: device, time: time, using: &generator)
+                lines.append(ScanLine(
+                    t: time, device: device.name, spot: stop.name, x: stop.x, y: stop.y, floor: stop.floor,
+                    beacons: sample.readings.map {
+                        ScanLine.BeaconReading(uuid: $0.beacon.uuid.uuidString, major: Int($0.beacon.major), minor: Int($0.beacon.minor), rssi: $0.rssi)
+                    }))
+                time += 1
+            }
+            time += 4 // walking to the next stop
+        }
+        return lines
+    }
+}
+
+/// The venues beaconfix ships and benchmarks with.
+public enum SimulatedVenues {
+    /// The UUID of every simulated beacon.
+    public static let uuid = "B9407F30-F5F8-466E-AFF9-25556B57FE6D"
+
+    /// `demo-hall`: a two-floor conference hall, 40 × 24 m per floor, 20 beacons, 60 spots in 6 zones,
+    /// with interior walls. `make run` serves it; README in venues/demo-hall tells how it was generated.
+    public static func demoHall(seed: UInt64) throws(BeaconIDError) -> SimulatedVenue {
+        let beaconPlaces: [(Double, Double, Int)] = [
+            (3, 3, 0), (3, 21, 0), (12, 6, 0), (12, 18, 0), (20, 12, 0), (27, 5, 0), (27, 19, 0), (35, 3, 0), (35, 21, 0), (39, 12, 0),
+            (4, 12, 1), (10, 3, 1), (10, 21, 1), (17, 12, 1), (24, 4, 1), (24, 20, 1), (30, 12, 1), (36, 3, 1), (36, 21, 1), (39, 16, 1),
+        ]
+        let beacons = beaconPlaces.enumerated().map { index, place in
+            VenueDefinition.Beacon(
+                uuid: uuid, major: place.2 + 1, minor: index + 1, x: place.0, y: place.1, floor: place.2,
+                label: "\(place.2 == 0 ? "G" : "U")\(index + 1)", measuredPower: -59)
+        }
+        var spots: [Spot] = []
+        let columns = ["A", "B", "C", "D", "E", "F"]
+        for floor in 0...1 {
+            for (column, letter) in columns.enumerated() {
+                for row in 0..<5 {
+                    let x = 3 + 6.8 * Double(column), y = 2.5 + 4.75 * Double(row)
+                    spots.append(Spot(
+                        name: "\(floor == 0 ? "G" : "U")-\(letter)\(row + 1)", x: x, y: y, floor: floor,
+                        zone: zone(x: x, y: y, floor: floor)))
+                }
+            }
+        }
+        let definition = VenueDefinition(
+            id: "demo-hall", name: "Demo conference hall (simulated)",
+            floors: [VenueDefinition.Floor(level: 0, name: "Ground"), VenueDefinition.Floor(level: 1, name: "Gallery")],
+            beacons: beacons, spots: spots)
+        let walls = [
+            // Ground: the entrance and the bar are walled off from the main hall, with doors.
+            Wall(floor: 0, from: (10, 0), to: (10, 10), loss: 6), Wall(floor: 0, from: (10, 14), to: (10, 24), loss: 6),
+            Wall(floor: 0, from: (31, 0), to: (31, 8), loss: 8), Wall(floor: 0, from: (31, 12), to: (31, 24), loss: 8),
+            // Gallery: meeting rooms behind a glass partition and a concrete wall.
+            Wall(floor: 1, from: (20, 0), to: (20, 9), loss: 4), Wall(floor: 1, from: (20, 15), to: (20, 24), loss: 4),
+            Wall(floor: 1, from: (20, 12), to: (40, 12), loss: 10),
+        ]
+        return try SimulatedVenue(definition: definition, walls: walls, model: PropagationModel(), seed: seed)
+    }
+
+    /// The zone of a place of demo-hall.
+    static func zone(x: Double, y: Double, floor: Int) -> String {
+        if floor == 0 { return x < 10 ? "Entrance" : x < 31 ? "Main hall" : "Bar" }
+        return x < 20 ? "Gallery west" : y < 12 ? "Gallery east" : "Meeting rooms"
+    }
+
+    /// The surveyors' phones and the phone of the test walk (a model the survey never saw).
+    public static let surveyDevices = [
+        SimulatedDevice(name: "iphone-13", gainOffset: 0), SimulatedDevice(name: "galaxy-s21", gainOffset: -6),
+    ]
+    public static let walkDevice = SimulatedDevice(name: "pixel-7", gainOffset: 4)
+
+    /// The stops of demo-hall's test walk: from the entrance through the hall to the bar, then up to the
+    /// gallery and into the meeting rooms, a stop every 3 m or so, between the surveyed spots.
+    public static func demoHallWalk() -> [SimulatedStop] {
+        let legs: [(from: (Double, Double), to: (Double, Double), floor: Int)] = [
+            ((2, 12), (30, 11), 0), ((30, 11), (38, 18), 0), ((6, 6), (18, 18), 1), ((18, 18), (36, 18), 1),
+        ]
+        var stops: [SimulatedStop] = []
+        for leg in legs {
+            let dx = leg.to.0 - leg.from.0, dy = leg.to.1 - leg.from.1
+            let steps = max(1, Int(((dx * dx + dy * dy).squareRoot() / 3).rounded()))
+            for step in 0..<steps {
+                let fraction = Double(step) / Double(steps)
+                let x = ((leg.from.0 + fraction * dx) * 100).rounded() / 100
+                let y = ((leg.from.1 + fraction * dy) * 100).rounded() / 100
+                stops.append(SimulatedStop(name: "walk-\(stops.count + 1)", x: x, y: y, floor: leg.floor))
+            }
+        }
+        return stops
+    }
+
+    /// A synthetic venue for benchmarks: `beacons` beacons and `spots` spots spread over a square
+    /// single-floor hall sized so every spot hears about a dozen beacons.
+    public static func grid(beacons: Int, spots: Int, seed: UInt64) throws(BeaconIDError) -> SimulatedVenue {
+        let side = 6 * Double(beacons).squareRoot()
+        let perRow = Int(Double(beacons).squareRoot().rounded(.up))
+        let beaconDefinitions = (0..<beacons).map { index in
+            VenueDefinition.Beacon(
+                uuid: uuid, major: 1, minor: index + 1,
+                x: (Double(index % perRow) + 0.5) * side / Double(perRow),
+                y: (Double(index / perRow) + 0.5) * side / Double(perRow), floor: 0)
+        }
+        let spotsPerRow = Int(Double(spots).squareRoot().rounded(.up))
+        let spotDefinitions = (0..<spots).map { index in
+            Spot(
+                name: "s\(index)", x: (Double(index % spotsPerRow) + 0.5) * side / Double(spotsPerRow),
+                y: (Double(index / spotsPerRow) + 0.5) * side / Double(spotsPerRow), floor: 0)
+        }
+        let definition = VenueDefinition(
+            id: "grid-\(beacons)x\(spots)", name: "Synthetic grid", floors: [VenueDefinition.Floor(level: 0, name: "Floor")],
+            beacons: beaconDefinitions, spots: spotDefinitions)
+        return try SimulatedVenue(definition: definition, walls: [], model: PropagationModel(), seed: seed)
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import FingerprintStore
+import Positioning
+
+extension Survey {
+    /// `survey record`: turn a survey walk into stored fingerprints.
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record a survey log (JSON Lines) into a venue's fingerprints, in one transaction.",
+            discussion: """
+                Consecutive samples of one device at one spot are grouped into windows of --window samples, one
+                fingerprint each. Spots missing from the venue are created from the lines' coordinates. A
+                malformed line stops the command with FILE:LINE and nothing written, unless --skip-bad.
+                """)
+
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(name: .long, help: "The venue the survey belongs to.")
+        var venue: String
+
+        @Option(name: .long, help: "Consecutive samples per fingerprint (at least 1).")
+        var window: Int = PositioningConfiguration().surveyWindow
+
+        @Option(name: .customLong("operator"), help: "Who walked the survey (kept with the session).")
+        var surveyor: String?
+
+        @Flag(name: .long, help: "Skip and count malformed lines instead of refusing the file.")
+        var skipBad = false
+
+        @Flag(name: .long, help: "Add beacons heard but unknown to the venue instead of leaving them out.")
+        var addUnknownBeacons = false
+
+        @Argument(help: ArgumentHelp("The survey log, or - for standard input.", valueName: "file"))
+        var file: String
+
+        func validate() throws {
+            guard window >= 1 else { throw ValidationError("--window must be at least 1 (got \(window)).") }
+            guard !venue.isEmpty else { throw ValidationError("--venue must name a venue.") }
+        }
+
+        func run() async throws {
+            let fingerprintStore = try store.open()
+            _ = try fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
+            let input = try ScanLogInput(path: file, skipBad: skipBad, requireGroundTruth: true)
+            let progress = ProgressReporter(label: "recording")
+            let summary = try fingerprintStore.record(
+                try input.labelledSamples(), into: venue,
+                options: RecordOptions(
+                    windowSize: window, operator: surveyor, sourceFile: file == "-" ? nil : file,
+                    addUnknownBeacons: addUnknownBeacons, builder: PositioningConfiguration().builder),
+                progress: { done, total in if total >= 2048 { progress.report(done, total) } })
+            if output.json { return try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped)) }
+            print(summary.text(skipped: input.skipped))
+        }
+    }
+}
+
+/// `record --json`: the store's summary plus what the command skipped.
+struct RecordOutput: Encodable {
+    var summary: RecordSummary
+    var malformedLinesSkipped: Int
+}
+
+extension RecordSummary {
+    func text(skipped: Int) -> String {
+        var lines = ["Recorded \(fingerprints) fingerprints from \(samples) samples into '\(venue)' (revision \(revision))."]
+        if skipped > 0 { lines.append("Skipped \(skipped) malformed lines.") }
+        if emptySamples > 0 { lines.append("Skipped \(emptySamples) empty scans (no beacon heard).") }
+        if unusableWindows > 0 { lines.append("Skipped \(unusableWindows) windows with no usable reading.") }
+        if cleaning.dropped > 0 {
+            lines.append("Dropped \(cleaning.dropped) readings (\(cleaning.unknownRSSI) with RSSI 0, \(cleaning.outOfRange) out of range).")
+        }
+        if !unknownBeaconReadings.isEmpty {
+            let total = unknownBeaconReadings.values.reduce(0, +)
+            lines.append("Left out \(total) readings of \(unknownBeaconReadings.count) beacons unknown to the venue (--add-unknown-beacons adds them):")
+            for (beacon, count) in unknownBeaconReadings.sorted(by: { $0.key < $1.key }) { lines.append("  \(beacon): \(count)") }
+        }
+        if !beaconsAdded.isEmpty { lines.append("Added \(beaconsAdded.count) beacons: \(beaconsAdded.joined(separator: ", ")).") }
+        if !spotsCreated.isEmpty { lines.append("Created \(spotsCreated.count) spots from the log's coordinates.") }
+        lines.append("Fingerprints per spot (added / total, median beacons):")
+        for spot in spots {
+            lines.append("  \(spot.spot): \(spot.added) / \(spot.total), \(spot.medianBeacons) beacons")
+        }
+        if spotsToRevisit.isEmpty {
+            lines.append("Every spot has at least 3 fingerprints seeing at least 3 beacons.")
+        } else {
+            lines.append("Revisit \(spotsToRevisit.count) spots (fewer than 3 fingerprints or 3 beacons): \(spotsToRevisit.joined(separator: ", ")).")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Positioning
+
+/// A scan log read from a file or standard input, decoded, with the policy for bad lines.
+struct ScanLogInput {
+    /// How the input is named in messages: the path, or `-` for standard input.
+    let name: String
+    let lines: [(number: Int, line: ScanLine)]
+    /// Lines skipped because they were malformed (only with `--skip-bad`).
+    let skipped: Int
+
+    /// Reads and decodes `path` (`-` is standard input).
+    ///
+    /// - Throws: ``CLIError`` naming FILE:LINE for the first malformed lines unless `skipBad` is set.
+    init(path: String, skipBad: Bool, requireGroundTruth: Bool) throws {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw CLIError("cannot read \(path): no such file, or not readable")
+            }
+            data = contents
+        }
+        let decoded = ScanLogDecoder().decode(data)
+        var errors = decoded.errors
+        var lines = decoded.lines
+        if requireGroundTruth {
+            for entry in lines where entry.line.groundTruth == nil {
+                errors.append(.init(line: entry.number, message: "survey and test lines need their ground truth: fields 'x' and 'y'"))
+            }
+            lines.removeAll { $0.line.groundTruth == nil }
+            errors.sort { $0.line < $1.line }
+        }
+        if !errors.isEmpty, !skipBad {
+            let shown = errors.prefix(10).map { "\(path):\($0.line): \($0.message)" }.joined(separator: "\n")
+            let more = errors.count > 10 ? "\n... and \(errors.count - 10) more" : ""
+            throw CLIError("\(errors.count) malformed line\(errors.count == 1 ? "" : "s"); nothing was written (pass --skip-bad to skip them):\n\(shown)\(more)")
+        }
+        self.name = path
+        self.lines = lines
+        self.skipped = errors.count
+    }
+
+    /// The lines as samples with their ground truth (lines without one are left out).
+    func labelledSamples() throws -> [LabelledSample] {
+        try lines.compactMap { entry in
+            guard let truth = entry.line.groundTruth else { return nil }
+            return LabelledSample(sample: try entry.line.sample(), truth: truth)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+
+/// The surveyor's and the operator's command line: builds and checks the venue's SQLite file.
+@main
+struct Survey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "survey",
+        abstract: "Build, check and maintain beaconfix's fingerprint survey (one SQLite file).",
+        discussion: """
+            Typical session: import a venue definition, record the survey walk, evaluate it, then serve it
+            with positiond:
+
+              survey venue import venues/demo-hall/venue.json
+              survey record --venue demo-hall venues/demo-hall/survey.jsonl
+              survey evaluate --venue demo-hall --test venues/demo-hall/walk.jsonl
+            """,
+        subcommands: [
+            VenueCommand.self, Record.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
+            Simulate.self,
+        ])
+}

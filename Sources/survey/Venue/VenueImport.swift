@@ -1,0 +1,43 @@
+import ArgumentParser
+import FingerprintStore
+import Foundation
+import Positioning
+
+extension VenueCommand {
+    /// `survey venue import FILE`: create or update a venue from venue.json.
+    struct VenueImport: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Create or update a venue from its definition (venue.json).",
+            discussion: "Floors, beacons and spots are added or updated by identity; nothing is deleted.")
+
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("The venue definition.", valueName: "venue.json"))
+        var file: String
+
+        func validate() throws {
+            guard !file.isEmpty else { throw ValidationError("Give the path of a venue.json file.") }
+        }
+
+        func run() async throws {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CLIError("cannot read \(file): no such file, or not readable")
+            }
+            let definition: VenueDefinition
+            do {
+                definition = try JSONDecoder().decode(VenueDefinition.self, from: data)
+            } catch let error as DecodingError {
+                throw CLIError("\(file): \(ScanLogDecoder.explain(error))")
+            }
+            let summary = try store.open(creating: true).importVenue(definition)
+            if output.json { return try Output.json(summary) }
+            print("""
+                \(summary.created ? "Created" : "Updated") venue '\(summary.venue)' (revision \(summary.revision)): \
+                \(summary.floorsAdded) floors, \(summary.beaconsAdded) beacons and \(summary.spotsAdded) spots added; \
+                \(summary.beaconsUpdated) beacons and \(summary.spotsUpdated) spots updated.
+                """)
+        }
+    }
+}

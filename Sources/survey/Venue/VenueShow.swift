@@ -1,0 +1,32 @@
+import ArgumentParser
+import FingerprintStore
+
+extension VenueCommand {
+    /// `survey venue show V`.
+    struct VenueShow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a venue: floors, beacons (active and retired), spots, revision.")
+
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: "The venue id.")
+        var venue: String
+
+        func run() async throws {
+            let details = try store.open().venue(venue)
+            if output.json { return try Output.json(details) }
+            print("\(details.id): \(details.name), revision \(details.revision), \(details.fingerprints) fingerprints")
+            print("Floors: " + details.floors.map { "\($0.level) \($0.name)" }.joined(separator: ", "))
+            print("Beacons (\(details.activeBeacons.count) active):")
+            for beacon in details.beacons {
+                let place = beacon.x.map { x in "at (\(x), \(beacon.y ?? 0)) floor \(beacon.floor ?? 0)" } ?? "position unknown"
+                print("  \(beacon.id)  \(beacon.label ?? "-")  \(place)  \(beacon.status.rawValue)")
+            }
+            print("Spots (\(details.spots.count)):")
+            for spot in details.spots {
+                print("  \(spot.name)  (\(spot.x), \(spot.y)) floor \(spot.floor)\(spot.zone.map { "  zone \($0)" } ?? "")")
+            }
+        }
+    }
+}

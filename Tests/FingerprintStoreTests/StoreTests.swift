@@ -1,0 +1,202 @@
+import FingerprintStore
+import Foundation
+import GRDB
+import Logging
+import Positioning
+import Testing
+
+@Suite("FingerprintStore")
+struct StoreTests {
+    @Test("migrations run from an empty database and create every table")
+    func migratesFromEmpty() throws {
+        // Given an empty in-memory database
+        let store = try FingerprintStore.inMemory()
+        // Then every migration is applied and every table exists
+        let (applied, tables) = try store.writer.read { db in
+            (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
+             try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")))
+        }
+        #expect(applied == FingerprintStore.knownMigrations)
+        #expect(tables.isSuperset(of: ["venue", "floor", "beacon", "spot", "surveySession", "fingerprint", "fingerprintEntry"]))
+        #expect(try store.venues().isEmpty)
+    }
+
+    @Test("a file is opened as a WAL-mode pool and reopened without migrating again")
+    func walPool() throws {
+        let directory = try StoreFixtures.temporaryDirectory()
+        let path = directory.appendingPathComponent("test.sqlite").path
+        do {
+            let store = try FingerprintStore.open(path: path, logger: Logger(label: "test"))
+            _ = try store.importVenue(StoreFixtures.venue)
+            let mode = try store.writer.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+            #expect(mode == "wal")
+        }
+        let reopened = try FingerprintStore.open(path: path, logger: Logger(label: "test"))
+        #expect(try reopened.venues().map(\.id) == ["hall"])
+    }
+
+    @Test("a database written by a newer beaconfix is refused, and left untouched")
+    func refusesNewerSchema() throws {
+        // Given a database to which a future version added a migration
+        let directory = try StoreFixtures.temporaryDirectory()
+        let path = directory.appendingPathComponent("future.sqlite").path
+        _ = try FingerprintStore.open(path: path, logger: Logger(label: "test"))
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: something from the future')") }
+        try queue.close()
+        // When this build opens it
+        // Then it refuses with a message that says why
+        do {
+            _ = try FingerprintStore.open(path: path, logger: Logger(label: "test"))
+            Issue.record("a newer schema must be refused")
+        } catch let error as StoreError {
+            #expect(error.description.contains("newer version of beaconfix"))
+            #expect(error.description.contains("v9: something from the future"))
+        }
+        let after = try DatabaseQueue(path: path)
+        #expect(try after.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }.count
+            == FingerprintStore.knownMigrations.count + 1)
+    }
+
+    @Test("importing a venue creates it; importing it again changes nothing; a change bumps the revision")
+    func venueImportAndRevisions() throws {
+        let store = try FingerprintStore.inMemory()
+        let created = try store.importVenue(StoreFixtures.venue)
+        #expect(created.created)
+        #expect(created.beaconsAdded == 3)
+        #expect(created.spotsAdded == 3)
+        #expect(created.revision == 1)
+
+        let again = try store.importVenue(StoreFixtures.venue)
+        #expect(!again.changedPositioning)
+        #expect(again.revision == 1)
+
+        var moved = StoreFixtures.venue
+        moved.spots[2].x = 11
+        let changed = try store.importVenue(moved)
+        #expect(changed.spotsUpdated == 1)
+        #expect(changed.revision == 2)
+        #expect(try store.revisions() == ["hall": 2])
+    }
+
+    @Test("an invalid venue is refused with its problems and writes nothing")
+    func invalidVenue() throws {
+        let store = try FingerprintStore.inMemory()
+        var broken = StoreFixtures.venue
+        broken.spots.append(Spot(name: "a", x: 1, y: 1, floor: 7))
+        #expect(throws: StoreError.self) { try store.importVenue(broken) }
+        #expect(try store.venues().isEmpty)
+    }
+
+    @Test("recording stores one fingerprint per window, bumps the revision and reports coverage")
+    func recording() throws {
+        // Given the hall
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        // When 18 samples (6 per spot) are recorded in windows of 3, with one empty scan and a stranger beacon
+        var samples = StoreFixtures.survey
+        samples.append(LabelledSample(sample: Sample(device: "phone", time: 99, readings: []), truth: GroundTruth(spot: "c", x: 10, y: 0, floor: 0)))
+        samples[0].sample.readings.append(Reading(beacon: StoreFixtures.beacon(42), rssi: -80))
+        let summary = try store.record(samples, into: "hall", options: StoreFixtures.options)
+        // Then
+        #expect(summary.fingerprints == 6)
+        #expect(summary.emptySamples == 1)
+        #expect(summary.unknownBeaconReadings == [StoreFixtures.beacon(42).description: 1])
+        #expect(summary.revision == 2)
+        #expect(summary.spots.map(\.total) == [2, 2, 2])
+        #expect(summary.spotsToRevisit == ["a", "b", "c"], "two fingerprints per spot are too few")
+        let survey = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        #expect(survey.fingerprints.count == 6)
+        #expect(survey.revision == 2)
+        #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries.count == 3 })
+    }
+
+    @Test("unknown beacons are added on request, and spots missing from the venue are created")
+    func addsUnknownBeaconsAndSpots() throws {
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        let stranger = StoreFixtures.samples(at: "d", x: 15, count: 3, rssi: [3: -60, 42: -70])
+        var options = StoreFixtures.options
+        options.addUnknownBeacons = true
+        let summary = try store.record(stranger, into: "hall", options: options)
+        #expect(summary.beaconsAdded == [StoreFixtures.beacon(42).description])
+        #expect(summary.spotsCreated == ["d"])
+        let venue = try store.venue("hall")
+        #expect(venue.activeBeacons.count == 4)
+        #expect(venue.spots.map(\.name) == ["a", "b", "c", "d"])
+    }
+
+    @Test("recording into an unknown venue fails")
+    func unknownVenue() throws {
+        let store = try FingerprintStore.inMemory()
+        #expect(throws: StoreError.unknownVenue("nowhere")) {
+            try store.record(StoreFixtures.survey, into: "nowhere", options: StoreFixtures.options)
+        }
+    }
+
+    @Test("a failed import leaves the database exactly as before")
+    func failedImportRollsBack() throws {
+        // Given a venue with a recorded survey, exported
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        var exported = try store.exportFingerprints(of: "hall")
+        let before = try StoreFixtures.snapshot(store)
+        // When re-importing them fails at the last fingerprint (a beacon the venue does not have)
+        exported[exported.count - 1].entries[0].beacon = StoreFixtures.beacon(99)
+        #expect(throws: StoreError.unknownBeacon(venue: "hall", beacon: StoreFixtures.beacon(99).description)) {
+            try store.importFingerprints(exported, into: "hall")
+        }
+        // Then nothing of the first fingerprints, sessions or revision bump remains
+        #expect(try StoreFixtures.snapshot(store) == before)
+    }
+
+    @Test("retired beacons leave the radio map and relative powers are recomputed among the others")
+    func retiredBeaconsLeaveTheMap() throws {
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        try store.writer.write { db in
+            try db.execute(sql: "UPDATE beacon SET status = 'retired' WHERE minor = 1")
+        }
+        let survey = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(1)] == nil })
+        // At spot a, beacon 2 is now the strongest
+        let atA = try #require(survey.fingerprints.first { $0.spot == 0 })
+        #expect(atA.fingerprint.entries[StoreFixtures.beacon(2)]?.relativePower == 1)
+    }
+
+    @Test("export then import into a fresh database round-trips exactly")
+    func exportImportRoundTrip() throws {
+        // Given a recorded venue with a retired beacon
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        try store.writer.write { try $0.execute(sql: "UPDATE beacon SET status = 'retired' WHERE minor = 3") }
+        let definition = try store.venue("hall").definition(includingRetired: true)
+        let exported = try store.exportFingerprints(of: "hall")
+        // When imported into a fresh database
+        let fresh = try FingerprintStore.inMemory()
+        _ = try fresh.importVenue(definition)
+        _ = try fresh.importFingerprints(exported, into: "hall")
+        // Then the venue and every fingerprint value are identical
+        #expect(try fresh.exportFingerprints(of: "hall") == exported)
+        #expect(try fresh.venue("hall").definition(includingRetired: true) == definition)
+        #expect(try fresh.venue("hall").beacons == store.venue("hall").beacons)
+    }
+
+    @Test("stats count the survey and name beacons never seen and thin spots")
+    func stats() throws {
+        let store = try FingerprintStore.inMemory()
+        var venue = StoreFixtures.venue
+        venue.beacons.append(VenueDefinition.Beacon(uuid: StoreFixtures.uuid, major: 1, minor: 9, label: "spare"))
+        _ = try store.importVenue(venue)
+        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        let stats = try store.stats(of: "hall")
+        #expect(stats.fingerprints == 6)
+        #expect(stats.entries == 18)
+        #expect(stats.sessions == 1)
+        #expect(stats.beaconsNeverSeen == [StoreFixtures.beacon(9).description])
+        #expect(stats.thinSpots.count == 3)
+    }
+}

@@ -1,0 +1,267 @@
+import FingerprintStore
+import Foundation
+import Logging
+import Positioning
+import Testing
+
+/// The survey command end to end, as a separate process on real files and a real SQLite database.
+@Suite("survey: commands end to end")
+struct CommandTests {
+    let directory: URL
+    let db: String
+
+    init() throws {
+        directory = try SurveyProcess.temporaryDirectory()
+        db = directory.appendingPathComponent("test.sqlite").path
+    }
+
+    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+
+    static let venueJSON = """
+        {"id": "hall", "name": "Hall", "floors": [{"level": 0, "name": "Ground"}],
+         "beacons": [
+           {"uuid": "\(uuid)", "major": 1, "minor": 1, "x": 0, "y": 0, "floor": 0, "label": "B1"},
+           {"uuid": "\(uuid)", "major": 1, "minor": 2, "x": 5, "y": 0, "floor": 0, "label": "B2"},
+           {"uuid": "\(uuid)", "major": 1, "minor": 3, "x": 10, "y": 0, "floor": 0, "label": "B3"}],
+         "spots": [{"name": "a", "x": 0, "y": 0, "floor": 0, "zone": "west"}, {"name": "b", "x": 5, "y": 0, "floor": 0},
+                   {"name": "c", "x": 10, "y": 0, "floor": 0, "zone": "east"}]}
+        """
+
+    /// Six samples at each spot; the last one at each spot hears nothing.
+    static func surveyLog(extraBeacon: Bool = false) -> String {
+        var lines: [String] = []
+        let levels: [(String, Double, [Int])] = [("a", 0, [-55, -70, -85]), ("b", 5, [-68, -58, -69]), ("c", 10, [-84, -71, -56])]
+        var t = 1_700_000_000
+        for (spot, x, rssi) in levels {
+            for index in 0..<6 {
+                t += 1
+                var beacons = index == 5 ? [] : rssi.enumerated().map { minor, value in
+                    #"{"uuid": "\#(uuid)", "major": 1, "minor": \#(minor + 1), "rssi": \#(value - index % 2)}"#
+                }
+                if extraBeacon, index == 0 { beacons.append(#"{"uuid": "\#(uuid)", "major": 1, "minor": 42, "rssi": -80}"#) }
+                lines.append(#"{"t": \#(t), "device": "phone", "spot": "\#(spot)", "x": \#(x), "y": 0, "floor": 0, "beacons": [\#(beacons.joined(separator: ", "))]}"#)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func write(_ text: String, to name: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func survey(_ arguments: String..., input: String? = nil) throws -> SurveyProcess.Result {
+        try SurveyProcess.run(arguments + ["--db", db], input: input)
+    }
+
+    func importedHall() throws {
+        let result = try survey("venue", "import", try write(Self.venueJSON, to: "venue.json"))
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    func revision() throws -> Int {
+        try FingerprintStore.open(path: db, logger: Logger(label: "test")).revisions()["hall"] ?? 0
+    }
+
+    @Test("venue import, list and show")
+    func venueCommands() throws {
+        // Given a venue definition
+        let path = try write(Self.venueJSON, to: "venue.json")
+        // When imported twice
+        let first = try survey("venue", "import", path)
+        let second = try survey("venue", "import", path, "--json")
+        // Then it is created once and the second import changes nothing
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("Created venue 'hall' (revision 1)"))
+        #expect(second.stdout.contains(#""changed_positioning" : false"#))
+        let list = try survey("venue", "list")
+        #expect(list.stdout.contains("hall"))
+        let show = try survey("venue", "show", "hall")
+        #expect(show.stdout.contains("\(Self.uuid):1:2  B2"))
+        #expect(show.stdout.contains("zone east"))
+    }
+
+    @Test("record stores fingerprints and reports per spot, empty scans and spots to revisit")
+    func record() throws {
+        try importedHall()
+        let log = try write(Self.surveyLog(), to: "survey.jsonl")
+        let result = try survey("record", "--venue", "hall", "--window", "3", "--operator", "ana", log)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Recorded 6 fingerprints from 18 samples into 'hall' (revision 2)."))
+        #expect(result.stdout.contains("Skipped 3 empty scans"))
+        #expect(result.stdout.contains("a: 2 / 2, 3 beacons"))
+        #expect(result.stdout.contains("Revisit 3 spots"))
+        #expect(try revision() == 2)
+    }
+
+    @Test("record reads standard input with -")
+    func recordFromStandardInput() throws {
+        try importedHall()
+        let result = try survey("record", "--venue", "hall", "--json", "-", input: Self.surveyLog())
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""fingerprints" : 6"#))
+    }
+
+    @Test("a malformed line is reported as FILE:LINE and leaves the database unchanged")
+    func malformedLine() throws {
+        // Given a recorded venue and a log whose 7th line is broken
+        try importedHall()
+        let good = try write(Self.surveyLog(), to: "good.jsonl")
+        _ = try survey("record", "--venue", "hall", good)
+        let before = try revision()
+        let statsBefore = try survey("stats", "--venue", "hall", "--json").stdout
+        var lines = Self.surveyLog().split(separator: "\n").map(String.init)
+        lines[6] = #"{"t": 1, "device": "phone", "spot": "b", "x": 5, "y": 0, "beacons": [{"uuid": "E2C5", "major": 1}]"#
+        let bad = try write(lines.joined(separator: "\n"), to: "bad.jsonl")
+        // When recorded
+        let result = try survey("record", "--venue", "hall", bad)
+        // Then the command fails, names the line, and nothing changed
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(bad):7:"))
+        #expect(result.stderr.contains("nothing was written"))
+        #expect(!result.stderr.contains("Fatal error"))
+        #expect(try revision() == before)
+        #expect(try survey("stats", "--venue", "hall", "--json").stdout == statsBefore)
+        // And with --skip-bad the rest is recorded and the bad line counted
+        let skipping = try survey("record", "--venue", "hall", "--skip-bad", bad)
+        #expect(skipping.status == 0, "\(skipping.stderr)")
+        #expect(skipping.stdout.contains("Skipped 1 malformed lines."))
+    }
+
+    @Test("RSSI out of range, lines without ground truth and an unknown venue are clear errors", arguments: [
+        (#"{"t": 1, "device": "p", "spot": "a", "x": 0, "y": 0, "beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 1, "rssi": 12}]}"#,
+         "hall", "rssi 12.0 is outside -110...-20 dBm"),
+        (#"{"t": 1, "device": "p", "beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 1, "rssi": -60}]}"#,
+         "hall", "need their ground truth"),
+        (#"{"t": 1, "device": "p", "spot": "a", "x": 0, "y": 0, "beacons": []}"#, "atlantis", "there is no venue 'atlantis'"),
+    ])
+    func clearErrors(line: String, venue: String, message: String) throws {
+        try importedHall()
+        let result = try survey("record", "--venue", venue, try write(line, to: "one.jsonl"))
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"))
+    }
+
+    @Test("beacons unknown to the venue are counted and listed, or added with --add-unknown-beacons")
+    func unknownBeacons() throws {
+        try importedHall()
+        let log = try write(Self.surveyLog(extraBeacon: true), to: "survey.jsonl")
+        let listed = try survey("record", "--venue", "hall", log)
+        #expect(listed.stdout.contains("Left out 3 readings of 1 beacons unknown to the venue"))
+        #expect(listed.stdout.contains("\(Self.uuid):1:42: 3"))
+        let added = try survey("record", "--venue", "hall", "--add-unknown-beacons", log)
+        #expect(added.stdout.contains("Added 1 beacons: \(Self.uuid):1:42."))
+        #expect(try survey("venue", "show", "hall").stdout.contains(":1:42"))
+    }
+
+    @Test("locate prints one JSON answer per window, unknown for an empty scan")
+    func locate() throws {
+        try importedHall()
+        _ = try survey("record", "--venue", "hall", try write(Self.surveyLog(), to: "survey.jsonl"))
+        let live = """
+            {"t": 1, "device": "visitor", "beacons": [{"uuid": "\(Self.uuid)", "major": 1, "minor": 1, "rssi": -84}, {"uuid": "\(Self.uuid)", "major": 1, "minor": 2, "rssi": -70}, {"uuid": "\(Self.uuid)", "major": 1, "minor": 3, "rssi": -57}]}
+            {"t": 2, "device": "visitor", "beacons": [{"uuid": "\(Self.uuid)", "major": 1, "minor": 3, "rssi": -55}]}
+            {"t": 1, "device": "lost", "beacons": []}
+            """
+        let result = try survey("locate", "--venue", "hall", "--window", "2", "-", input: live)
+        #expect(result.status == 0, "\(result.stderr)")
+        let answers = result.stdout.split(separator: "\n")
+        #expect(answers.count == 2)
+        #expect(answers[0].contains(#""status":"located""#))
+        #expect(answers[0].contains(#""spot":"c""#))
+        #expect(answers[0].contains(#""samples":2"#))
+        #expect(answers[1].contains(#""code":"no_known_beacon""#))
+    }
+
+    @Test("evaluate against a walk and by cross-validation")
+    func evaluate() throws {
+        try importedHall()
+        let log = try write(Self.surveyLog(), to: "survey.jsonl")
+        _ = try survey("record", "--venue", "hall", "--window", "1", log)
+        let walk = try survey("evaluate", "--venue", "hall", "--test", log, "--json")
+        #expect(walk.status == 0, "\(walk.stderr)")
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let report = try decoder.decode(Report.self, from: Data(walk.stdout.utf8)).report
+        #expect(report.queries == 15)
+        #expect(report.located == 15)
+        #expect(report.emptySamples == 3)
+        let text = try survey("evaluate", "--venue", "hall", "--cross-validate")
+        #expect(text.stdout.contains("leave-one-spot-out cross-validation"))
+        // Each spot is located among the two others, whose fingerprints differ too much here: reported, not hidden
+        #expect(text.stdout.contains("queries 15"))
+        #expect(text.stdout.contains("unknown 15 (too_far: 15)"))
+        let replay = try survey("evaluate", "--venue", "hall", "--test", log, "--replay")
+        #expect(replay.stdout.contains("through the tracker"))
+    }
+
+    @Test("export then import into a fresh database round-trips exactly")
+    func exportImport() throws {
+        // Given a recorded venue
+        try importedHall()
+        _ = try survey("record", "--venue", "hall", "--operator", "ana", try write(Self.surveyLog(), to: "survey.jsonl"))
+        let first = directory.appendingPathComponent("export-1").path
+        let exported = try survey("export", "--venue", "hall", "--out", first)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        // When imported into another database and exported again
+        let other = directory.appendingPathComponent("other.sqlite").path
+        let imported = try SurveyProcess.run(["import", first, "--db", other])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("6 fingerprints, 18 entries, 1 sessions"))
+        let second = directory.appendingPathComponent("export-2").path
+        _ = try SurveyProcess.run(["export", "--venue", "hall", "--out", second, "--db", other])
+        // Then both exports are byte for byte the same
+        for file in ["venue.json", "fingerprints.jsonl"] {
+            let a = try Data(contentsOf: URL(fileURLWithPath: first).appendingPathComponent(file))
+            let b = try Data(contentsOf: URL(fileURLWithPath: second).appendingPathComponent(file))
+            #expect(a == b, "\(file) differs")
+            #expect(!a.isEmpty)
+        }
+        // And importing again into a database that has them is refused
+        let again = try SurveyProcess.run(["import", first, "--db", other])
+        #expect(again.status != 0)
+        #expect(again.stderr.contains("already has fingerprints"))
+    }
+
+    @Test("stats names beacons never seen and thin spots")
+    func stats() throws {
+        try importedHall()
+        let log = """
+            {"t": 1, "device": "p", "spot": "a", "x": 0, "y": 0, "beacons": [{"uuid": "\(Self.uuid)", "major": 1, "minor": 1, "rssi": -60}]}
+            """
+        _ = try survey("record", "--venue", "hall", try write(log, to: "one.jsonl"))
+        let result = try survey("stats", "--venue", "hall")
+        #expect(result.stdout.contains("Beacons never seen (2)"))
+        #expect(result.stdout.contains("Thin spots (3)"))
+    }
+
+    @Test("commands on a missing database say how to create one")
+    func missingDatabase() throws {
+        let result = try survey("venue", "list")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("there is no database at"))
+    }
+
+    @Test("simulate regenerates venues/demo-hall byte for byte")
+    func simulateIsReproducible() throws {
+        let out = directory.appendingPathComponent("demo").path
+        let result = try SurveyProcess.run(["simulate", "--seed", "7", "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let committed = SurveyProcess.packageRoot.appendingPathComponent("venues/demo-hall")
+        for file in ["venue.json", "survey.jsonl", "walk.jsonl"] {
+            let generated = try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(file))
+            #expect(generated == (try Data(contentsOf: committed.appendingPathComponent(file))), "\(file) differs")
+        }
+    }
+
+    struct Report: Decodable {
+        struct Inner: Decodable {
+            var queries: Int
+            var located: Int
+            var emptySamples: Int
+        }
+        var report: Inner
+    }
+}
