@@ -74,6 +74,19 @@ enum StoreMigrations {
                 t.primaryKey(["fingerprintId", "beaconId"])
             }
         }
+        migrator.registerMigration("v2: api keys") { db in
+            try db.create(table: "apiKey") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+                t.column("scope", .text).notNull().check { ["locate", "admin"].contains($0) }
+                // SHA-256 of the token, hex: the token itself is shown once and never stored.
+                t.column("tokenHash", .text).notNull().unique()
+                // The token's first characters, so an operator can tell keys apart.
+                t.column("tokenPrefix", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.column("revokedAt", .datetime)
+            }
+        }
         return migrator
     }
 }

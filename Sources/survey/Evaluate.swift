@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import FingerprintStore
 import Positioning
 
@@ -44,13 +45,21 @@ extension Survey {
 
         func run() async throws {
             let configuration = PositioningConfiguration()
-            let survey = try store.open().survey(of: venue, scale: configuration.builder.scale)
+            let fingerprintStore = try store.open()
+            let clock = ContinuousClock()
+            let loadStart = clock.now
+            let survey = try fingerprintStore.survey(of: venue, scale: configuration.builder.scale)
+            let loaded = clock.now
+            let map = try survey.radioMap()
+            let built = clock.now
+            let loading = RadioMapLoading(
+                fingerprints: map.count, beacons: map.beaconCount, readSeconds: (loaded - loadStart).seconds,
+                buildSeconds: (built - loaded).seconds)
             let evaluator = Evaluator(builder: configuration.builder, locator: configuration.locator)
             let report: EvaluationReport
             let mode: String
             if let test {
                 let input = try ScanLogInput(path: test, skipBad: false, requireGroundTruth: true)
-                let map = try survey.radioMap()
                 if replay {
                     report = evaluator.replay(try input.labelledSamples(), tracking: configuration.tracking, in: map)
                     mode = "replay of \(test) through the tracker"
@@ -62,8 +71,11 @@ extension Survey {
                 report = try evaluator.crossValidate(spots: survey.spots, fingerprints: survey.fingerprints)
                 mode = "leave-one-spot-out cross-validation"
             }
-            if output.json { return try Output.json(EvaluationOutput(venue: venue, revision: survey.revision, mode: mode, report: report)) }
+            if output.json {
+                return try Output.json(EvaluationOutput(venue: venue, revision: survey.revision, mode: mode, radioMap: loading, report: report))
+            }
             print("Venue '\(venue)' (revision \(survey.revision)), \(mode):")
+            print("  radio map: \(loading.fingerprints) fingerprints x \(loading.beacons) beacons, read in \(Output.milliseconds(loading.readSeconds)), built in \(Output.milliseconds(loading.buildSeconds))")
             print("  queries \(report.queries), located \(report.located), unknown \(report.unlocated)"
                 + (report.unknown.isEmpty ? "" : " (" + report.unknown.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")")
                 + (report.emptySamples > 0 ? ", empty scans skipped \(report.emptySamples)" : ""))
@@ -80,5 +92,18 @@ struct EvaluationOutput: Encodable {
     var venue: String
     var revision: Int
     var mode: String
+    var radioMap: RadioMapLoading
     var report: EvaluationReport
+}
+
+/// How long the survey took to read from the database and lay out as a radio map.
+struct RadioMapLoading: Encodable {
+    var fingerprints: Int
+    var beacons: Int
+    var readSeconds: Double
+    var buildSeconds: Double
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

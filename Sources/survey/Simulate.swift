@@ -23,15 +23,33 @@ extension Survey {
         @Option(name: .long, help: "Samples at each stop of the test walk.")
         var walkSamples: Int = 5
 
+        @Option(name: .long, help: "demo-hall, or grid: a synthetic single-floor venue sized by --beacons and --spots.")
+        var layout: Layout = .demoHall
+
+        @Option(name: .long, help: "Beacons of a grid layout.")
+        var beacons: Int = 32
+
+        @Option(name: .long, help: "Spots of a grid layout.")
+        var spots: Int = 400
+
         @Option(name: .long, help: ArgumentHelp("Directory to write.", valueName: "dir"))
         var out: String
 
+        enum Layout: String, ExpressibleByArgument, CaseIterable {
+            case demoHall = "demo-hall"
+            case grid
+        }
+
         func validate() throws {
             guard samples >= 1, walkSamples >= 1 else { throw ValidationError("--samples and --walk-samples must be at least 1.") }
+            guard beacons >= 1, spots >= 1 else { throw ValidationError("--beacons and --spots must be at least 1.") }
         }
 
         func run() async throws {
-            let venue = try SimulatedVenues.demoHall(seed: seed)
+            let venue = switch layout {
+            case .demoHall: try SimulatedVenues.demoHall(seed: seed)
+            case .grid: try SimulatedVenues.grid(beacons: beacons, spots: spots, seed: seed)
+            }
             var generator = SeededGenerator(seed: seed &+ 1)
             let stops = venue.definition.spots.map { SimulatedStop(name: $0.name, x: $0.x, y: $0.y, floor: $0.floor) }
             var survey: [ScanLine] = []
@@ -41,8 +59,14 @@ extension Survey {
                 survey += lines
                 start = (lines.last?.t ?? start) + 600
             }
+            let walkStops = switch layout {
+            case .demoHall: SimulatedVenues.demoHallWalk()
+            case .grid: stops.enumerated().filter { $0.offset % 7 == 3 }.map { index, stop in
+                SimulatedStop(name: "walk-\(index)", x: stop.x + 1.5, y: stop.y + 1, floor: stop.floor)
+            }
+            }
             let walk = venue.record(
-                stops: SimulatedVenues.demoHallWalk(), device: SimulatedVenues.walkDevice, samples: walkSamples,
+                stops: walkStops, device: SimulatedVenues.walkDevice, samples: walkSamples,
                 startTime: start + 3600, using: &generator)
 
             let directory = URL(fileURLWithPath: out, isDirectory: true)

@@ -42,4 +42,16 @@ struct BeaconIDTests {
         #expect(decoded == [Fixtures.beacon(7)])
         #expect(String(decoding: encoded, as: UTF8.self) == String(decoding: json, as: UTF8.self))
     }
+
+    @Test("identities sort as their text forms do")
+    func ordering() throws {
+        let texts = [
+            "FFFFFFFF-0000-0000-0000-000000000000:1:1", "0A000000-0000-0000-0000-000000000000:2:1",
+            "0A000000-0000-0000-0000-000000000000:1:9", "0A000000-0000-0000-0000-000000000000:1:10",
+            "A0000000-0000-0000-0000-000000000000:0:0",
+        ]
+        let ids = try texts.map { try BeaconID(parsing: $0) }
+        let byText = ids.sorted { ($0.uuid.uuidString, $0.major, $0.minor) < ($1.uuid.uuidString, $1.major, $1.minor) }
+        #expect(ids.sorted() == byText)
+    }
 }

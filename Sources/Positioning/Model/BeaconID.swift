@@ -32,9 +32,13 @@ public struct BeaconID: Hashable, Sendable, Comparable {
         try self.init(uuidString: String(parts[0]), major: major, minor: minor)
     }
 
+    /// Orders by UUID bytes (the same order as the upper-case text), then major, then minor.
     public static func < (lhs: BeaconID, rhs: BeaconID) -> Bool {
-        let l = lhs.uuid.uuidString, r = rhs.uuid.uuidString
-        if l != r { return l < r }
+        if lhs.uuid != rhs.uuid {
+            return withUnsafeBytes(of: lhs.uuid.uuid) { l in
+                withUnsafeBytes(of: rhs.uuid.uuid) { r in l.lexicographicallyPrecedes(r) }
+            }
+        }
         if lhs.major != rhs.major { return lhs.major < rhs.major }
         return lhs.minor < rhs.minor
     }

@@ -22,6 +22,8 @@ enum Output {
     }
 
     static func metres(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    static func milliseconds(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
 }
 
 /// Progress of a long operation: a redrawn bar on a terminal, a plain line now and then otherwise.
