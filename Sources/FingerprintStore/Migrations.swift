@@ -87,6 +87,33 @@ enum StoreMigrations {
                 t.column("revokedAt", .datetime)
             }
         }
+        migrator.registerMigration("v3: beacon replacements") { db in
+            try db.create(table: "beaconReplacement") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("venueId", .text).notNull().indexed().references("venue", onDelete: .cascade)
+                t.column("kind", .text).notNull().check { ["replace", "remove"].contains($0) }
+                t.column("oldBeaconId", .integer).notNull().references("beacon", onDelete: .restrict)
+                t.column("newBeaconId", .integer).references("beacon", onDelete: .restrict)
+                // What undo must restore of the new beacon: whether the replacement created it, and its status before.
+                t.column("newBeaconCreated", .boolean).notNull().defaults(to: false)
+                t.column("newBeaconPreviousStatus", .text)
+                t.column("operator", .text)
+                t.column("performedAt", .datetime).notNull()
+                t.column("offsetDB", .double)
+                t.column("calibrationSpots", .integer)
+                t.column("calibrationSpread", .double)
+                // The calibration evidence as JSON, for the audit trail.
+                t.column("calibrationSummary", .text)
+                t.column("forced", .boolean).notNull().defaults(to: false)
+                t.column("undoneAt", .datetime)
+            }
+            // The fingerprints whose entries a replacement created for the new beacon: what undo deletes.
+            try db.create(table: "replacementEntry", options: .withoutRowID) { t in
+                t.column("replacementId", .integer).notNull().references("beaconReplacement", onDelete: .cascade)
+                t.column("fingerprintId", .integer).notNull().references("fingerprint", onDelete: .cascade)
+                t.primaryKey(["replacementId", "fingerprintId"])
+            }
+        }
         return migrator
     }
 }

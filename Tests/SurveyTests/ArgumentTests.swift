@@ -52,4 +52,19 @@ struct ArgumentTests {
         #expect(message(["venue", "list", "--db", "x.sqlite", "--json"]) == nil)
         #expect(message(["simulate", "--out", "dir", "--seed", "3"]) == nil)
     }
+
+    @Test("replace-beacon modes are exclusive and beacon identities are checked")
+    func replaceBeaconArguments() throws {
+        let old = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:1", new = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:9"
+        #expect(message(["replace-beacon", "--venue", "v", "--old", old, "--new", new]) == nil)
+        #expect(message(["replace-beacon", "--venue", "v", "--remove", "--old", old]) == nil)
+        #expect(message(["replace-beacon", "--venue", "v", "--list"]) == nil)
+        #expect(message(["replace-beacon", "--venue", "v", "--undo", "3"]) == nil)
+        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", old])).contains("--new is required"))
+        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", "nope", "--new", new])).contains("--old: 'nope' is not a beacon identity"))
+        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", old, "--new", old])).contains("must be different"))
+        #expect(try #require(message(["replace-beacon", "--venue", "v", "--list", "--remove", "--old", old])).contains("alternatives"))
+        #expect(try #require(message(["replace-beacon", "--venue", "v", "--remove", "--old", old, "--new", new])).contains("--remove takes --old only"))
+        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", old, "--new", new, "--force"])).contains("--force only matters"))
+    }
 }
