@@ -1,0 +1,56 @@
+import FingerprintStore
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import Positioning
+import Prometheus
+
+/// Builds the whole daemon: main and every test call this, so tests exercise the real wiring.
+///
+/// - Parameters:
+///   - settings: read from flags and environment by `main`, or made up by a test.
+///   - store: the deployment's database, opened once by the caller.
+///   - metrics: the registry `/metrics` emits (the caller bootstraps swift-metrics with it).
+/// - Throws: when there is no API key and the address is not loopback (the daemon would be open to
+///   anyone), or when a venue's radio map cannot be built.
+func buildApplication(
+    settings: Settings, store: FingerprintStore, metrics: PrometheusCollectorRegistry, logger: Logger,
+    configuration: PositioningConfiguration = PositioningConfiguration()
+) async throws -> some ApplicationProtocol {
+    let keys = try KeyCache(store: store)
+    if !keys.current.authenticationRequired {
+        guard settings.isLoopback else {
+            throw StartupError(message: "there is no API key in \(settings.databasePath), so positiond may only listen on loopback, not \(settings.host); create a key with 'survey key create --name NAME --scope admin' or use --host 127.0.0.1")
+        }
+        logger.warning("no API key in the database: serving WITHOUT authentication, on loopback only (\(settings.host):\(settings.port))")
+    }
+
+    let catalog = VenueCatalog()
+    try catalog.loadAll(from: store, configuration: configuration, logger: logger)
+    let hub = LiveHub(bufferSize: settings.liveBuffer)
+    let devices = DeviceRegistry(
+        capacity: settings.maximumDevices, idleTimeout: settings.deviceIdleTimeout, configuration: configuration.tracking)
+    let parser = SampleParser(settings: settings)
+
+    let router = Router(context: AppRequestContext.self)
+    router.middlewares.add(RequestIDMiddleware())
+    router.middlewares.add(MetricsMiddleware())
+    router.middlewares.add(LogRequestsMiddleware(.info))
+    HealthController(store: store, catalog: catalog, metrics: metrics).register(on: router)
+
+    let v1 = router.group("v1/venues").add(middleware: AuthenticationMiddleware(keys: keys))
+    v1.addRoutes(VenueController(store: store, catalog: catalog, configuration: configuration, parser: parser).endpoints)
+    v1.addRoutes(DeviceController(catalog: catalog, devices: devices, hub: hub, configuration: configuration, parser: parser).endpoints)
+    LiveController(catalog: catalog, hub: hub).register(on: v1)
+
+    let watcher = RevisionWatcher(
+        store: store, catalog: catalog, keys: keys, devices: devices, hub: hub, configuration: configuration,
+        interval: settings.revisionPollInterval, logger: logger)
+    var app = Application(
+        router: router,
+        server: .http1WebSocketUpgrade(webSocketRouter: router),
+        configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "positiond"),
+        logger: logger)
+    app.addServices(watcher)
+    return app
+}

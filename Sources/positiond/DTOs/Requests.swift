@@ -1,0 +1,78 @@
+import FingerprintStore
+import Foundation
+import Hummingbird
+import NIOCore
+import Positioning
+
+/// The body of locate, tracked-samples and proximity requests: scan-log lines without ground truth.
+///
+/// ```json
+/// {"samples": [{"t": 1795000000, "beacons": [{"uuid": "B9407F30-…", "major": 1, "minor": 3, "rssi": -61}]}]}
+/// ```
+struct SamplesRequest: Decodable {
+    struct SampleInput: Decodable {
+        /// Seconds since the Unix epoch; the server's clock when absent.
+        var t: Double?
+        /// The phone; ignored by tracked routes, which take it from the path.
+        var device: String?
+        var beacons: [ScanLine.BeaconReading]
+    }
+
+    var samples: [SampleInput]
+}
+
+/// Limits and validation of request bodies, shared by the routes that take samples.
+struct SampleParser: Sendable {
+    let settings: Settings
+
+    /// Reads, decodes and validates the body into samples of `device`.
+    ///
+    /// - Throws: `HTTPError` 413 for a body over the limit, 400 for malformed JSON, 422 for valid JSON
+    ///   that does not describe usable samples (none, too many, bad identities, RSSI out of range).
+    func samples(of request: Request, context: AppRequestContext, device: String) async throws -> [Sample] {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: settings.maximumBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw HTTPError(.contentTooLarge, message: "the request body is larger than \(settings.maximumBodyBytes) bytes")
+        }
+        let decoded: SamplesRequest
+        do {
+            decoded = try APIJSON.decoder.decode(SamplesRequest.self, from: Data(buffer: body))
+        } catch let error as DecodingError {
+            throw HTTPError(.badRequest, message: "malformed JSON: \(ScanLogDecoder.explain(error))")
+        }
+        guard !decoded.samples.isEmpty else {
+            throw HTTPError(.unprocessableContent, message: "the request holds no sample; send {\"samples\": [...]} with at least one")
+        }
+        guard decoded.samples.count <= settings.maximumSamples else {
+            throw HTTPError(.unprocessableContent, message: "\(decoded.samples.count) samples in one request; at most \(settings.maximumSamples) are accepted")
+        }
+        let now = Date().timeIntervalSince1970
+        let validRSSI = ReadingCleaner().validRange
+        return try decoded.samples.enumerated().map { index, input in
+            guard input.beacons.count <= settings.maximumReadings else {
+                throw HTTPError(.unprocessableContent, message: "samples[\(index)] holds \(input.beacons.count) readings; at most \(settings.maximumReadings) are accepted")
+            }
+            if let t = input.t, !t.isFinite {
+                throw HTTPError(.unprocessableContent, message: "samples[\(index)].t is not a finite number")
+            }
+            let line = ScanLine(t: input.t ?? now, device: device, beacons: input.beacons)
+            if let problem = line.problem(validRSSI: validRSSI) {
+                throw HTTPError(.unprocessableContent, message: "samples[\(index)]: \(problem)")
+            }
+            return try line.sample()
+        }
+    }
+}
+
+extension Request {
+    /// The path parameter `name`, which the router guarantees.
+    func parameter(_ name: String, _ context: AppRequestContext) throws -> String {
+        guard let value = context.parameters.get(name) else {
+            throw HTTPError(.badRequest, message: "missing path parameter '\(name)'")
+        }
+        return value
+    }
+}

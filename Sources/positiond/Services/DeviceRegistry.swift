@@ -1,0 +1,88 @@
+import Foundation
+import Positioning
+import Synchronization
+
+/// The tracked devices of every venue: a ``DeviceTracker`` per phone.
+///
+/// Memory stays bounded under any load: devices idle for longer than `idleTimeout` are forgotten, and at
+/// most `capacity` are kept (the least recently seen are evicted first). The registry is split into
+/// shards with a lock each, so concurrent phones rarely wait for each other; one phone's samples are
+/// applied in order under its shard's lock.
+final class DeviceRegistry: Sendable {
+    struct Key: Hashable, Sendable {
+        let venue: String
+        let device: String
+    }
+
+    private struct Entry: Sendable {
+        var tracker: DeviceTracker
+        var lastSeen: ContinuousClock.Instant
+    }
+
+    /// One lock and its share of the devices.
+    private final class Shard: Sendable {
+        let entries = Mutex<[Key: Entry]>([:])
+    }
+
+    private let shards: [Shard]
+    private let shardCapacity: Int
+    let idleTimeout: Duration
+    let configuration: TrackerConfiguration
+
+    init(capacity: Int, idleTimeout: Duration, configuration: TrackerConfiguration, shards: Int = 16) {
+        let count = max(1, min(shards, capacity))
+        self.shards = (0..<count).map { _ in Shard() }
+        shardCapacity = max(1, capacity / count)
+        self.idleTimeout = idleTimeout
+        self.configuration = configuration
+    }
+
+    private func shard(for key: Key) -> Shard {
+        var hasher = Hasher()
+        hasher.combine(key)
+        return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
+    }
+
+    /// Applies `update` to the device's tracker (created if new) under its shard's lock.
+    func withTracker<T: Sendable>(_ key: Key, now: ContinuousClock.Instant = .now, _ update: (inout DeviceTracker) throws -> T) throws -> T {
+        let result = try shard(for: key).entries.withLock { entries -> T in
+            var entry = entries.removeValue(forKey: key)
+                ?? Entry(tracker: DeviceTracker(device: key.device, configuration: configuration), lastSeen: now)
+            defer {
+                entry.lastSeen = now
+                entries[key] = entry
+                if entries.count > shardCapacity, let oldest = entries.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
+                    entries.removeValue(forKey: oldest)
+                }
+            }
+            return try update(&entry.tracker)
+        }
+        Observability.devicesTracked.record(count)
+        return result
+    }
+
+    /// The device's last update and zone, nil when it is not tracked (never seen, forgotten or evicted).
+    func current(of key: Key) -> (update: TrackingUpdate, zone: String?)? {
+        shard(for: key).entries.withLock { entries in
+            guard let tracker = entries[key]?.tracker, let update = tracker.lastUpdate else { return nil }
+            return (update, tracker.currentZone)
+        }
+    }
+
+    /// Forgets devices idle for longer than `idleTimeout`; returns how many.
+    @discardableResult
+    func forgetIdle(now: ContinuousClock.Instant = .now) -> Int {
+        var forgotten = 0
+        for shard in shards {
+            forgotten += shard.entries.withLock { entries in
+                let before = entries.count
+                entries = entries.filter { now - $0.value.lastSeen <= idleTimeout }
+                return before - entries.count
+            }
+        }
+        Observability.devicesTracked.record(count)
+        return forgotten
+    }
+
+    var count: Int { shards.reduce(0) { $0 + $1.entries.withLock { $0.count } } }
+}

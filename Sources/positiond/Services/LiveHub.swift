@@ -1,0 +1,76 @@
+import Foundation
+import Positioning
+import Synchronization
+
+/// A message of the live feed, encoded once and sent as text to every matching socket.
+struct LiveMessage: Sendable {
+    let venue: String
+    /// The device it is about; nil for venue-wide messages (revisions), which every subscriber gets.
+    let device: String?
+    let text: String
+
+    init(venue: String, device: String?, payload: some Encodable) {
+        self.venue = venue
+        self.device = device
+        text = (try? APIJSON.encoder.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
+
+/// Fans live messages out to WebSocket subscribers.
+///
+/// Each subscriber has a bounded buffer that keeps the newest messages: a slow consumer loses its oldest
+/// messages (counted in `beaconfix_live_dropped_messages_total`) but never slows the daemon or the others,
+/// because publishing never waits.
+final class LiveHub: Sendable {
+    private struct Subscriber: Sendable {
+        let venue: String
+        let device: String?
+        let continuation: AsyncStream<LiveMessage>.Continuation
+    }
+
+    private let subscribers = Mutex<[UUID: Subscriber]>([:])
+    let bufferSize: Int
+
+    init(bufferSize: Int) {
+        self.bufferSize = bufferSize
+    }
+
+    /// A stream of the venue's messages (only `device`'s and venue-wide ones when a device is given).
+    func subscribe(venue: String, device: String?) -> (id: UUID, messages: AsyncStream<LiveMessage>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<LiveMessage>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+        subscribers.withLock { $0[id] = Subscriber(venue: venue, device: device, continuation: continuation) }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        Observability.liveConnections.record(subscriberCount)
+        return (id, stream)
+    }
+
+    func unsubscribe(_ id: UUID) {
+        let removed = subscribers.withLock { $0.removeValue(forKey: id) }
+        removed?.continuation.finish()
+        Observability.liveConnections.record(subscriberCount)
+    }
+
+    var subscriberCount: Int { subscribers.withLock { $0.count } }
+
+    /// Sends `message` to every matching subscriber without waiting for any of them.
+    func publish(_ message: LiveMessage) {
+        let targets = subscribers.withLock { all in
+            all.values.filter { $0.venue == message.venue && (message.device == nil || $0.device == nil || $0.device == message.device) }
+        }
+        for subscriber in targets {
+            if case .dropped = subscriber.continuation.yield(message) {
+                Observability.liveDropped.increment()
+            }
+        }
+    }
+
+    /// Ends every stream (shutdown).
+    func finishAll() {
+        let all = subscribers.withLock { all in
+            defer { all.removeAll() }
+            return Array(all.values)
+        }
+        for subscriber in all { subscriber.continuation.finish() }
+    }
+}

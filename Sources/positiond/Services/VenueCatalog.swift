@@ -1,0 +1,86 @@
+import FingerprintStore
+import Hummingbird
+import Logging
+import Positioning
+import Synchronization
+
+/// Everything positiond needs of one venue at one revision, built off the request path and then only read.
+struct VenueSnapshot: Sendable {
+    let details: VenueDetails
+    let map: RadioMap
+    /// The spot a beacon names for proximity: the nearest spot on its floor within 3 m, or the spot whose
+    /// name is the beacon's label.
+    let spotOfBeacon: [BeaconID: Spot]
+
+    var revision: Int { details.revision }
+
+    init(survey: VenueSurvey) throws {
+        details = survey.venue
+        map = try survey.radioMap()
+        var spots: [BeaconID: Spot] = [:]
+        for beacon in survey.venue.activeBeacons {
+            if let label = beacon.label, let named = survey.spots.first(where: { $0.name == label }) {
+                spots[beacon.id] = named
+            } else if let x = beacon.x, let y = beacon.y,
+                let nearest = survey.spots.nearest(toX: x, y: y, floor: beacon.floor ?? 0),
+                nearest.planarDistance(toX: x, y: y) <= 3
+            {
+                spots[beacon.id] = nearest
+            }
+        }
+        spotOfBeacon = spots
+    }
+}
+
+/// The current snapshot of every venue. Readers get a whole snapshot; a new revision replaces it in one
+/// assignment, so no request ever sees a half-built radio map.
+final class VenueCatalog: Sendable {
+    private let snapshots = Mutex<[String: VenueSnapshot]>([:])
+    private let loaded = Mutex(false)
+
+    func snapshot(of venue: String) -> VenueSnapshot? {
+        snapshots.withLock { $0[venue] }
+    }
+
+    /// The snapshot of the request's `{venue}`, or 404.
+    func snapshot(for request: Request, _ context: AppRequestContext) throws -> VenueSnapshot {
+        let id = try request.parameter("venue", context)
+        guard let venue = snapshot(of: id) else { throw HTTPError(.notFound, message: "there is no venue '\(id)'") }
+        return venue
+    }
+
+    var revisions: [String: Int] {
+        snapshots.withLock { $0.mapValues(\.revision) }
+    }
+
+    var isLoaded: Bool { loaded.withLock { $0 } }
+
+    func replace(_ snapshot: VenueSnapshot) {
+        snapshots.withLock { $0[snapshot.details.id] = snapshot }
+        Observability.radioMapRevision(venue: snapshot.details.id).record(snapshot.revision)
+        Observability.radioMapFingerprints(venue: snapshot.details.id).record(snapshot.map.count)
+    }
+
+    func remove(_ venue: String) {
+        _ = snapshots.withLock { $0.removeValue(forKey: venue) }
+    }
+
+    /// Builds the snapshot of `venue` from the store (one read transaction) and swaps it in.
+    @discardableResult
+    func reload(_ venue: String, from store: FingerprintStore, configuration: PositioningConfiguration) throws -> VenueSnapshot {
+        let snapshot = try VenueSnapshot(survey: store.survey(of: venue, scale: configuration.builder.scale))
+        replace(snapshot)
+        return snapshot
+    }
+
+    /// Loads every venue of the store.
+    func loadAll(from store: FingerprintStore, configuration: PositioningConfiguration, logger: Logger) throws {
+        for (venue, _) in try store.revisions() {
+            let snapshot = try reload(venue, from: store, configuration: configuration)
+            logger.info(
+                "radio map loaded",
+                metadata: ["venue.id": "\(venue)", "venue.revision": "\(snapshot.revision)", "fingerprints": "\(snapshot.map.count)"])
+        }
+        loaded.withLock { $0 = true }
+    }
+}

@@ -1,0 +1,154 @@
+import FingerprintStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSTesting
+import HummingbirdWebSocket
+import NIOCore
+import Positioning
+@testable import positiond
+import Synchronization
+import Testing
+
+@Suite("positiond live feed and revisions")
+struct LiveTests {
+    /// Messages a WebSocket test client received, by type.
+    final class Inbox: Sendable {
+        private let texts = Mutex<[String]>([])
+
+        func add(_ text: String) {
+            texts.withLock { $0.append(text) }
+        }
+
+        var all: [[String: Any]] {
+            texts.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+
+        func types() -> [String] { all.compactMap { $0["type"] as? String } }
+    }
+
+    @Test("a WebSocket receives position updates and zone events after samples are posted, and a revision after a replacement")
+    func liveFeed() async throws {
+        let store = try TestEnvironment.demoStore()
+        let app = try await TestEnvironment.app(store: store)
+        let walk = try TestEnvironment.walk
+        let inbox = Inbox()
+        try await app.test(.live) { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Given a socket following device phone-1
+                group.addTask {
+                    _ = try await client.ws("/v1/venues/demo-hall/live?device=phone-1") { inbound, outbound, _ in
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            if case .text(let text) = message { inbox.add(text) }
+                            if inbox.types().contains("revision") { break }
+                        }
+                    }
+                }
+                try await waitUntil { inbox.types().contains("subscribed") }
+                // When phone-1 posts samples, and another phone too
+                for line in walk[0..<6] {
+                    let response = try await client.call(.post, "/v1/venues/demo-hall/devices/phone-1/samples", body: TestEnvironment.body([line]))
+                    #expect(response.status == .ok)
+                }
+                _ = try await client.call(.post, "/v1/venues/demo-hall/devices/phone-2/samples", body: TestEnvironment.body([walk[0]]))
+                try await waitUntil { inbox.types().contains("zone") }
+                // And a beacon is replaced through the store while the daemon runs
+                let old = try BeaconID(parsing: "\(SimulatedVenues.uuid):1:5")
+                let new = try BeaconID(parsing: "\(SimulatedVenues.uuid):9:5")
+                _ = try store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
+                try await waitUntil { inbox.types().contains("revision") }
+                try await group.waitForAll()
+            }
+        }
+        // Then the socket got position updates of phone-1 only, the zone entry, and the new revision
+        let messages = inbox.all
+        let positions = messages.filter { $0["type"] as? String == "position" }
+        #expect(positions.count == 6)
+        #expect(positions.allSatisfy { $0["device"] as? String == "phone-1" })
+        let zone = try #require(messages.first { $0["type"] as? String == "zone" })
+        #expect(zone["event"] as? String == "enter")
+        #expect(zone["zone"] as? String == "Entrance")
+        #expect(messages.last?["type"] as? String == "revision")
+        #expect(messages.last?["revision"] as? Int == 3)
+        for message in messages {
+            let problems = OpenAPIValidator.shared.validate(message, against: ["$ref": "#/components/schemas/LiveMessage"], at: "$")
+            #expect(problems.isEmpty, "\(problems)")
+        }
+    }
+
+    @Test("revision pickup: a replacement made while the daemon runs is used by the next locate")
+    func revisionPickup() async throws {
+        // Given the running daemon at revision 2
+        let store = try TestEnvironment.demoStore()
+        let app = try await TestEnvironment.app(store: store)
+        let old = try BeaconID(parsing: "\(SimulatedVenues.uuid):1:1")
+        let new = try BeaconID(parsing: "\(SimulatedVenues.uuid):9:1")
+        // A scan at the entrance in which beacon 1:1 has been swapped for 9:1
+        let line = try TestEnvironment.walk[0]
+        var swapped = line
+        swapped.beacons = line.beacons.map {
+            $0.major == 1 && $0.minor == 1 ? ScanLine.BeaconReading(uuid: $0.uuid, major: 9, minor: 1, rssi: $0.rssi) : $0
+        }
+        #expect(swapped != line, "the scan hears the replaced beacon")
+        let body = TestEnvironment.body([swapped])
+        try await app.test(.router) { client in
+            let before = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
+            #expect(before.json["revision"] as? Int == 2)
+            #expect((before.json["unmapped_beacons"] as? [String]) == [new.description])
+            // When the beacon is replaced through the store
+            _ = try store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
+            // Then within a few polls the next locate reports revision 3 and matches the new beacon
+            try await waitUntil {
+                let response = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
+                return response.json["revision"] as? Int == 3
+            }
+            let after = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
+            #expect((after.json["unmapped_beacons"] as? [String]) == [])
+            #expect(after.json["matched_beacons"] as? Int == (before.json["matched_beacons"] as? Int ?? 0) + 1)
+            let ready = try await client.call(.get, "/readyz")
+            #expect((ready.json["venues"] as? [String: Int])?["demo-hall"] == 3)
+        }
+    }
+
+    @Test("a slow consumer loses its oldest messages and never blocks the publisher")
+    func slowConsumer() async throws {
+        let hub = LiveHub(bufferSize: 3)
+        let (_, slow) = hub.subscribe(venue: "v", device: nil)
+        let (_, other) = hub.subscribe(venue: "v", device: "d")
+        for index in 0..<100 {
+            hub.publish(LiveMessage(venue: "v", device: "d", payload: ["index": index]))
+        }
+        // Publishing returned at once; each subscriber kept only the newest 3
+        var received: [String] = []
+        for await message in slow {
+            received.append(message.text)
+            if received.count == 3 { break }
+        }
+        #expect(received == [#"{"index":97}"#, #"{"index":98}"#, #"{"index":99}"#])
+        var iterator = other.makeAsyncIterator()
+        #expect(await iterator.next()?.text == #"{"index":97}"#)
+    }
+
+    @Test("the device registry forgets idle devices and evicts the least recently seen beyond its capacity")
+    func boundedDevices() throws {
+        let registry = DeviceRegistry(capacity: 4, idleTimeout: .seconds(60), configuration: TrackerConfiguration(), shards: 1)
+        let start = ContinuousClock.now
+        for index in 0..<6 {
+            try registry.withTracker(.init(venue: "v", device: "d\(index)"), now: start + .seconds(index)) { _ in }
+        }
+        #expect(registry.count == 4)
+        #expect(registry.current(of: .init(venue: "v", device: "d0")) == nil)
+        #expect(registry.forgetIdle(now: start + .milliseconds(63_500)) == 2, "d2 and d3 are idle for more than 60 s")
+        #expect(registry.count == 2)
+    }
+
+    /// Polls `condition` every 50 ms for up to 5 s.
+    func waitUntil(_ condition: @Sendable () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("condition not met within 5 s")
+    }
+}

@@ -1,0 +1,107 @@
+import FingerprintStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Metrics
+import NIOCore
+import Positioning
+@testable import positiond
+import Prometheus
+import Testing
+
+/// Process-wide test set-up: swift-metrics can be bootstrapped once per process, as an executable would.
+enum TestEnvironment {
+    static let metrics: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(Observability.metricsFactory(registry: registry))
+        return registry
+    }()
+
+    static let logger: Logger = {
+        var logger = Logger(label: "positiond-test")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// venues/demo-hall's files.
+    static func demoFile(_ name: String) throws -> Data {
+        try Data(contentsOf: packageRoot.appendingPathComponent("venues/demo-hall/\(name)"))
+    }
+
+    static var walk: [ScanLine] {
+        get throws { ScanLogDecoder().decode(try demoFile("walk.jsonl")).lines.map(\.line) }
+    }
+
+    /// A fresh database file holding demo-hall, imported and recorded as `make run` does.
+    static func demoStore() throws -> FingerprintStore {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("positiond-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
+        _ = try store.importVenue(try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json")))
+        let survey = ScanLogDecoder().decode(try demoFile("survey.jsonl")).lines
+        let configuration = PositioningConfiguration()
+        _ = try store.record(
+            try survey.map { LabelledSample(sample: try $0.line.sample(), truth: $0.line.groundTruth!) }, into: "demo-hall",
+            options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
+        return store
+    }
+
+    /// Settings for tests: fast revision polling, small limits that tests can reach.
+    static func settings(_ adjust: (inout Settings) -> Void = { _ in }) -> Settings {
+        var settings = Settings()
+        settings.port = 0
+        settings.revisionPollInterval = .milliseconds(100)
+        settings.maximumBodyBytes = 64 * 1024
+        settings.maximumSamples = 20
+        settings.maximumReadings = 50
+        adjust(&settings)
+        return settings
+    }
+
+    static func app(store: FingerprintStore, settings: Settings = settings()) async throws -> some ApplicationProtocol {
+        try await buildApplication(settings: settings, store: store, metrics: metrics, logger: logger)
+    }
+
+    /// `{"samples": [...]}` of scan-log lines.
+    static func body(_ lines: [ScanLine]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try! encoder.encode(["samples": lines]), as: UTF8.self)
+    }
+}
+
+extension TestClientProtocol {
+    /// Executes a request and checks the response against /openapi.json: every response of the suite goes
+    /// through here.
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, body: String? = nil, token: String? = nil, headers: HTTPFields = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> TestResponse {
+        var headers = headers
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        let response = try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        let problems = OpenAPIValidator.shared.problems(
+            method: method.rawValue, path: uri, status: Int(response.status.code), contentType: response.headers[.contentType],
+            body: Data(buffer: response.body))
+        #expect(problems.isEmpty, "\(method) \(uri) → \(response.status.code) does not match /openapi.json: \(problems)", sourceLocation: sourceLocation)
+        return response
+    }
+}
+
+extension TestResponse {
+    /// The body as JSON.
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+    }
+
+    var text: String { String(buffer: body) }
+
+    /// The message of an error body.
+    var errorMessage: String { ((json["error"] as? [String: Any])?["message"] as? String) ?? "" }
+}
