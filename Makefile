@@ -28,5 +28,19 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+HOST ?= 127.0.0.1
+PORT ?= 8080
+
+## Build in release, load venues/demo-hall into $(DB) when it is absent, start positiond.
 run: release
-	@echo "positiond is not built yet (see the daemon issue)."
+	@if [ ! -f $(DB) ]; then \
+		echo "Loading venues/demo-hall into $(DB)"; \
+		.build/release/survey venue import --db $(DB) venues/demo-hall/venue.json && \
+		.build/release/survey record --db $(DB) --venue demo-hall venues/demo-hall/survey.jsonl | head -n 1; \
+	fi
+	@echo
+	@echo "positiond listens on http://$(HOST):$(PORT). In another terminal, locate a sample of the demo walk:"
+	@echo
+	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/venues/demo-hall/locate -H 'Content-Type: application/json' -d @venues/demo-hall/locate-request.json"
+	@echo
+	@exec .build/release/positiond --db $(DB) --host $(HOST) --port $(PORT)

@@ -31,7 +31,9 @@ struct App {
         // One pool for the file, opened here and passed down.
         let store = try FingerprintStore.open(path: settings.databasePath, logger: logger)
         let app = try await buildApplication(settings: settings, store: store, metrics: registry, logger: logger)
+        // SIGTERM/SIGINT start a graceful shutdown: in-flight requests finish, sockets close cleanly.
         try await app.runService()
+        logger.info("positiond stopped")
     }
 }
 

@@ -6,7 +6,7 @@ extension Survey {
     /// `survey simulate`: the propagation simulator that generates venues/demo-hall.
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Generate the demo venue with a propagation simulator: venue.json, survey.jsonl, walk.jsonl.",
+            abstract: "Generate the demo venue with a propagation simulator: venue.json, survey.jsonl, walk.jsonl, locate-request.json.",
             discussion: """
                 Log-distance path loss (n = 2.2, -59 dBm at 1 m) with spatially smooth shadowing (3 dB), per-sample
                 noise (2.5 dB), interior walls (4-10 dB), 18 dB per floor, the user's body (up to 6 dB), per-device
@@ -76,7 +76,10 @@ extension Survey {
             try encoder.encode(venue.definition).write(to: directory.appendingPathComponent("venue.json"))
             try Self.jsonLines(survey).write(to: directory.appendingPathComponent("survey.jsonl"))
             try Self.jsonLines(walk).write(to: directory.appendingPathComponent("walk.jsonl"))
-            print("Wrote \(out)/venue.json (\(venue.definition.beacons.count) beacons, \(venue.definition.spots.count) spots), survey.jsonl (\(survey.count) lines), walk.jsonl (\(walk.count) lines).")
+            // A ready-made locate request (the walk's first stop, without ground truth) for README's curl lines.
+            let request = ["samples": walk.prefix(walkSamples).map { ScanLine(t: $0.t, device: $0.device, beacons: $0.beacons) }]
+            try encoder.encode(request).write(to: directory.appendingPathComponent("locate-request.json"))
+            print("Wrote \(out)/venue.json (\(venue.definition.beacons.count) beacons, \(venue.definition.spots.count) spots), survey.jsonl (\(survey.count) lines), walk.jsonl (\(walk.count) lines), locate-request.json.")
         }
 
         static func jsonLines(_ lines: [ScanLine]) throws -> Data {

@@ -250,7 +250,7 @@ struct CommandTests {
         let result = try SurveyProcess.run(["simulate", "--seed", "7", "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
         let committed = SurveyProcess.packageRoot.appendingPathComponent("venues/demo-hall")
-        for file in ["venue.json", "survey.jsonl", "walk.jsonl"] {
+        for file in ["venue.json", "survey.jsonl", "walk.jsonl", "locate-request.json"] {
             let generated = try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(file))
             #expect(generated == (try Data(contentsOf: committed.appendingPathComponent(file))), "\(file) differs")
         }
