@@ -97,4 +97,23 @@ struct LocatorTests {
         #expect(position.floor == 0)
         #expect(position.x == 1)
     }
+
+    @Test("a batch gives the same answers as one query at a time, with either kernel", arguments: [DenseKernel.simd, .blas])
+    func batchEqualsSingle(kernel: DenseKernel) throws {
+        let map = try Self.corridor()
+        let locator = Locator(
+            metric: PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2), kernel: kernel),
+            aggregation: .meanOfBest(2), estimator: WeightedNearestSpots(neighbourCount: 2))
+        let queries = [
+            Fixtures.fingerprint([1: 1, 2: 0.5]), Fixtures.fingerprint([77: 1]), Fixtures.fingerprint([1: 0.1, 2: 0.5, 3: 1]),
+            Fixtures.fingerprint([4: 1, 5: 0.7]),
+        ].map { map.query(for: $0) }
+        let batch = locator.locate(batch: queries, in: map)
+        let single = queries.map { locator.locate($0, in: map) }
+        #expect(batch.count == single.count)
+        for (a, b) in zip(batch, single) {
+            #expect(a.outcome == b.outcome)
+            #expect(zip(a.candidates, b.candidates).allSatisfy { $0.spotIndex == $1.spotIndex && abs($0.distance - $1.distance) < 1e-5 })
+        }
+    }
 }

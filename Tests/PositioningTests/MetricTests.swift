@@ -7,12 +7,13 @@ struct MetricTests {
         ManhattanMetric(penalty: 0.4),
         ManhattanMetric(penalty: AbsencePenalty(queryOnly: 0.6, referenceOnly: 0.2), normalization: .none),
         EuclideanMetric(penalty: 0.4),
-        EuclideanMetric(penalty: 0.4, form: .root, kernel: .loop),
+        EuclideanMetric(penalty: 0.4, form: .root, kernel: .blas),
         EuclideanMetric(penalty: AbsencePenalty(queryOnly: 0.5, referenceOnly: 0.25), normalization: .none, form: .root),
         SorensenMetric(penalty: 0.4),
         SorensenMetric(),
         PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.5, referenceOnly: 0.25)),
-        PairwiseDifferenceMetric(penalty: 0.4, form: .root, kernel: .loop),
+        PairwiseDifferenceMetric(penalty: 0.4, form: .root, kernel: .blas),
+        PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2), kernel: .blas),
         PairwiseDifferenceMetric(penalty: 0.4, normalization: .none, form: .root),
     ]
 

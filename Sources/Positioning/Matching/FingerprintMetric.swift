@@ -11,6 +11,19 @@ public protocol FingerprintMetric: Sendable {
     /// Distances from `query` to every row of `map`, written into `distances` (`map.count` elements).
     /// Rows that share no beacon with the query get `.infinity`. Implementations must not allocate per row.
     func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>)
+
+    /// Distances from each of `queries` to every row: query `q`'s distances at `q * map.count ..< (q + 1) * map.count`.
+    /// Metrics that can read the map once for the whole batch override the default, which runs one query
+    /// after the other.
+    func distances(from queries: [QueryVector], in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>)
+}
+
+extension FingerprintMetric {
+    public func distances(from queries: [QueryVector], in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
+        for (index, query) in queries.enumerated() {
+            self.distances(from: query, in: map, into: UnsafeMutableBufferPointer(rebasing: distances[(index * map.count)..<((index + 1) * map.count)]))
+        }
+    }
 }
 
 /// The cost of a beacon heard on one side only, in relative-power units (a beacon's full swing is 1).

@@ -46,71 +46,106 @@ public struct Locator: Sendable {
 
     /// Locates a query already laid out along `map`'s columns.
     public func locate(_ query: QueryVector, in map: RadioMap) -> LocationResult {
-        let heard = Int(query.presentCount)
-        func unknown(_ reason: UnknownReason, _ candidates: [SpotCandidate] = []) -> LocationResult {
-            LocationResult(
-                outcome: .unknown(reason), candidates: candidates, matchedBeacons: heard,
-                unmappedBeacons: query.unmappedBeacons)
+        if let early = precheck(query) { return early }
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count) { rowDistance in
+            metric.distances(from: query, in: map, into: rowDistance)
+            return result(for: query, rowDistances: UnsafeBufferPointer(rowDistance), in: map)
         }
-        guard heard > 0 else { return unknown(.noKnownBeacon) }
-        guard heard >= minimumBeacons else { return unknown(.tooFewBeacons(heard: heard, required: minimumBeacons)) }
+    }
 
-        let candidates = nearestSpots(to: query, in: map, limit: max(candidateCount, estimator.neighbourCount))
-        guard let best = candidates.first else { return unknown(.noCommonBeacon) }
-        if let maximumDistance, best.distance > maximumDistance {
-            return unknown(.tooFar(distance: best.distance, threshold: maximumDistance), Array(candidates.prefix(candidateCount)))
+    /// Locates several queries, reading the map once for all of them when the metric can (the
+    /// squared-Euclidean family): what a server batching concurrent requests would call.
+    public func locate(batch queries: [QueryVector], in map: RadioMap) -> [LocationResult] {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count * queries.count) { rowDistances in
+            metric.distances(from: queries, in: map, into: rowDistances)
+            return queries.enumerated().map { index, query in
+                precheck(query) ?? result(
+                    for: query,
+                    rowDistances: UnsafeBufferPointer(rebasing: rowDistances[(index * map.count)..<((index + 1) * map.count)]),
+                    in: map)
+            }
         }
-        let position = estimator.estimate(from: candidates, spots: map.spots)
+    }
+
+    /// The answer for queries that cannot be matched at all.
+    private func precheck(_ query: QueryVector) -> LocationResult? {
+        let heard = Int(query.presentCount)
+        guard heard > 0 else { return unknown(.noKnownBeacon, query) }
+        guard heard >= minimumBeacons else { return unknown(.tooFewBeacons(heard: heard, required: minimumBeacons), query) }
+        return nil
+    }
+
+    private func unknown(_ reason: UnknownReason, _ query: QueryVector, candidates: [SpotCandidate] = []) -> LocationResult {
+        LocationResult(
+            outcome: .unknown(reason), candidates: candidates, matchedBeacons: Int(query.presentCount),
+            unmappedBeacons: query.unmappedBeacons)
+    }
+
+    private func result(for query: QueryVector, rowDistances: UnsafeBufferPointer<Float>, in map: RadioMap) -> LocationResult {
+        let spotDistance = spotDistances(fromRowDistances: rowDistances, in: map)
+        let candidates = nearest(spotDistance, in: map, limit: max(candidateCount, estimator.neighbourCount))
+        guard let best = candidates.first else { return unknown(.noCommonBeacon, query) }
+        let listed = Array(candidates.prefix(candidateCount))
+        if let maximumDistance, best.distance > maximumDistance {
+            return unknown(.tooFar(distance: best.distance, threshold: maximumDistance), query, candidates: listed)
+        }
         return LocationResult(
-            outcome: .located(position), candidates: Array(candidates.prefix(candidateCount)),
-            matchedBeacons: heard, unmappedBeacons: query.unmappedBeacons)
+            outcome: .located(estimator.estimate(from: candidates, spots: map.spots)), candidates: listed,
+            matchedBeacons: Int(query.presentCount), unmappedBeacons: query.unmappedBeacons)
     }
 
     /// The distance of every spot of `map` to `query` (`.infinity` when no fingerprint of the spot
     /// shares a beacon with it), aggregated per ``aggregation``.
     public func spotDistances(to query: QueryVector, in map: RadioMap) -> [Float] {
-        var spotDistance = [Float](repeating: .infinity, count: map.spots.count)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count) { rowDistance in
             metric.distances(from: query, in: map, into: rowDistance)
-            switch aggregation {
-            case .best, .meanOfBest(...1):
+            return spotDistances(fromRowDistances: UnsafeBufferPointer(rowDistance), in: map)
+        }
+    }
+
+    private func spotDistances(fromRowDistances rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap) -> [Float] {
+        var spotDistance = [Float](repeating: .infinity, count: map.spots.count)
+        switch aggregation {
+        case .best, .meanOfBest(...1):
+            map.spotOfRow.withUnsafeBufferPointer { spotOfRow in
+                for row in 0..<map.count where rowDistance[row] < spotDistance[spotOfRow[row]] {
+                    spotDistance[spotOfRow[row]] = rowDistance[row]
+                }
+            }
+        case .meanOfBest(let count):
+            // The `count` smallest distances of each spot, kept sorted in a scratch row per spot.
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: map.spots.count * count) { best in
+                best.initialize(repeating: .infinity)
                 map.spotOfRow.withUnsafeBufferPointer { spotOfRow in
-                    for row in 0..<map.count where rowDistance[row] < spotDistance[spotOfRow[row]] {
-                        spotDistance[spotOfRow[row]] = rowDistance[row]
+                    for row in 0..<map.count {
+                        var distance = rowDistance[row]
+                        let base = spotOfRow[row] * count
+                        guard distance < best[base + count - 1] else { continue }
+                        for slot in base..<(base + count) where distance < best[slot] {
+                            swap(&distance, &best[slot])
+                        }
                     }
                 }
-            case .meanOfBest(let count):
-                // The `count` smallest distances of each spot, kept sorted in a scratch row per spot.
-                withUnsafeTemporaryAllocation(of: Float.self, capacity: map.spots.count * count) { best in
-                    best.initialize(repeating: .infinity)
-                    map.spotOfRow.withUnsafeBufferPointer { spotOfRow in
-                        for row in 0..<map.count {
-                            var distance = rowDistance[row]
-                            let base = spotOfRow[row] * count
-                            guard distance < best[base + count - 1] else { continue }
-                            for slot in base..<(base + count) where distance < best[slot] {
-                                swap(&distance, &best[slot])
-                            }
-                        }
+                for spot in 0..<map.spots.count {
+                    var sum: Float = 0, finite: Float = 0
+                    for slot in (spot * count)..<(spot * count + count) where best[slot].isFinite {
+                        sum += best[slot]
+                        finite += 1
                     }
-                    for spot in 0..<map.spots.count {
-                        var sum: Float = 0, finite: Float = 0
-                        for slot in (spot * count)..<(spot * count + count) where best[slot].isFinite {
-                            sum += best[slot]
-                            finite += 1
-                        }
-                        if finite > 0 { spotDistance[spot] = sum / finite }
-                    }
+                    if finite > 0 { spotDistance[spot] = sum / finite }
                 }
             }
         }
         return spotDistance
     }
 
-    /// The `limit` spots nearest to `query`, nearest first, each at its best fingerprint's distance.
+    /// The `limit` spots nearest to `query`, nearest first, each at its aggregated distance.
     /// Spots with no fingerprint sharing a beacon with the query are left out.
     public func nearestSpots(to query: QueryVector, in map: RadioMap, limit: Int) -> [SpotCandidate] {
-        let spotDistance = spotDistances(to: query, in: map)
+        nearest(spotDistances(to: query, in: map), in: map, limit: limit)
+    }
+
+    private func nearest(_ spotDistance: [Float], in map: RadioMap, limit: Int) -> [SpotCandidate] {
         // Partial selection: keep the best `limit` in a small sorted buffer.
         var best: [SpotCandidate] = []
         best.reserveCapacity(limit + 1)

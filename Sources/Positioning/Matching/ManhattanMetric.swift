@@ -21,32 +21,17 @@ public struct ManhattanMetric: FingerprintMetric, Hashable {
     }
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        let width = map.beaconCount, stride = map.rowStride
         let penalty = self.penalty, normalization = self.normalization
-        map.matrix.withUnsafeBufferPointer { matrix in
-            query.values.withUnsafeBufferPointer { q in
-                query.mask.withUnsafeBufferPointer { qMask in
-                    map.presentCount.withUnsafeBufferPointer { present in
-                        for row in 0..<map.count {
-                            let base = row * stride
-                            var sum: Float = 0, common: Float = 0
-                            for column in 0..<width {
-                                // Both masks are 0 or 1, so their product selects the common beacons
-                                // without a branch.
-                                let both = qMask[column] * matrix[base + column]
-                                sum += both * abs(q[column] - matrix[base + width + column])
-                                common += both
-                            }
-                            guard common > 0 else {
-                                distances[row] = .infinity
-                                continue
-                            }
-                            let onlyQ = query.presentCount - common, onlyR = present[row] - common
-                            distances[row] = normalization.apply(
-                                sum + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR), union: onlyQ + onlyR + common)
-                        }
-                    }
+        map.presentCount.withUnsafeBufferPointer { present in
+            CompactKernels.forEachRow(of: map, query: query) { row, values, q, mask, blocks in
+                let sums = CompactKernels.absoluteDifferences(values, q, mask, blocks: blocks)
+                guard sums.common > 0.5 else {
+                    distances[row] = .infinity
+                    return
                 }
+                let onlyQ = query.presentCount - sums.common, onlyR = present[row] - sums.common
+                distances[row] = normalization.apply(
+                    sums.sum + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR), union: onlyQ + onlyR + sums.common)
             }
         }
     }

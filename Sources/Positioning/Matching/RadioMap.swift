@@ -6,7 +6,12 @@
 /// - `value` is the relative power (0 where absent);
 /// - `value²` its square.
 /// With this layout the squared-Euclidean family reduces to one matrix product per query
-/// (see ``EuclideanMetric``), and the other metrics stream through memory once.
+/// (see ``EuclideanMetric``).
+///
+/// A second, compact matrix holds only the values, `paddedWidth` floats per row (the beacon count rounded
+/// up to a multiple of 8), with ``absent`` (-1, never a relative power) where a fingerprint does not see a
+/// beacon. The SIMD kernels stream through it: a third of the bytes of the BLAS layout, so a query on a
+/// large map reads less memory.
 public struct RadioMap: Sendable {
     /// The map's columns, sorted.
     public let beacons: [BeaconID]
@@ -28,6 +33,13 @@ public struct RadioMap: Sendable {
     public let valueSum: [Float]
     /// Indices of the rows of each spot.
     public let rowsOfSpot: [[Int]]
+    /// Floats per row of ``compact``: `beaconCount` rounded up to a multiple of 8.
+    public let paddedWidth: Int
+    /// `count * paddedWidth` floats, row-major: the relative power, or ``absent``.
+    public let compact: [Float]
+
+    /// What ``compact`` holds where a fingerprint does not see a beacon (relative powers are in 0...1).
+    public static let absent: Float = -1
 
     private let columnOfBeacon: [BeaconID: Int]
 
@@ -51,6 +63,8 @@ public struct RadioMap: Sendable {
         var presentCount = [Float](repeating: 0, count: fingerprints.count)
         var valueSum = [Float](repeating: 0, count: fingerprints.count)
         var rowsOfSpot = [[Int]](repeating: [], count: spots.count)
+        let padded = max(8, (width + 7) / 8 * 8)
+        var compact = [Float](repeating: Self.absent, count: fingerprints.count * padded)
         for (row, reference) in fingerprints.enumerated() {
             let base = row * stride
             for (beacon, entry) in reference.fingerprint.entries {
@@ -59,11 +73,14 @@ public struct RadioMap: Sendable {
                 matrix[base + column] = 1
                 matrix[base + width + column] = value
                 matrix[base + 2 * width + column] = value * value
+                compact[row * padded + column] = value
                 presentCount[row] += 1
                 valueSum[row] += value
             }
             rowsOfSpot[reference.spot].append(row)
         }
+        self.paddedWidth = padded
+        self.compact = compact
         self.beacons = beacons
         self.spots = spots
         self.spotOfRow = fingerprints.map(\.spot)
@@ -95,11 +112,15 @@ public struct RadioMap: Sendable {
             query.valueSum += entry.relativePower
         }
         query.unmappedBeacons.sort()
+        query.pad(to: paddedWidth)
         return query
     }
 
-    /// Bytes of matrix a query reads in full: what bounds a locate on a large map.
+    /// Bytes of the BLAS layout a query reads in full.
     public var matrixBytes: Int { matrix.count * MemoryLayout<Float>.stride }
+
+    /// Bytes of the compact matrix a SIMD query reads in full: what bounds a locate on a large map.
+    public var compactBytes: Int { compact.count * MemoryLayout<Float>.stride }
 }
 
 /// A live fingerprint along a ``RadioMap``'s columns.
@@ -118,10 +139,19 @@ public struct QueryVector: Sendable, Hashable {
     /// part in matching.
     public var unmappedBeacons: [BeaconID] = []
 
+    /// `values` and `mask` padded with zeros to the map's ``RadioMap/paddedWidth``, for the SIMD kernels.
+    public private(set) var paddedValues: [Float] = []
+    public private(set) var paddedMask: [Float] = []
+
     public init(beaconCount: Int) {
         mask = [Float](repeating: 0, count: beaconCount)
         values = mask
         squares = mask
+    }
+
+    mutating func pad(to width: Int) {
+        paddedValues = values + [Float](repeating: 0, count: max(0, width - values.count))
+        paddedMask = mask + [Float](repeating: 0, count: max(0, width - mask.count))
     }
 }
 

@@ -32,32 +32,18 @@ public struct SorensenMetric: FingerprintMetric, Hashable {
     }
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        let width = map.beaconCount, stride = map.rowStride
         let penalty = self.penalty
-        map.matrix.withUnsafeBufferPointer { matrix in
-            query.values.withUnsafeBufferPointer { q in
-                query.mask.withUnsafeBufferPointer { qMask in
-                    map.presentCount.withUnsafeBufferPointer { present in
-                        map.valueSum.withUnsafeBufferPointer { valueSum in
-                            for row in 0..<map.count {
-                                let base = row * stride
-                                var numerator: Float = 0, common: Float = 0
-                                for column in 0..<width {
-                                    // Absent values are stored as 0, so this sums over the union.
-                                    numerator += abs(q[column] - matrix[base + width + column])
-                                    common += qMask[column] * matrix[base + column]
-                                }
-                                guard common > 0 else {
-                                    distances[row] = .infinity
-                                    continue
-                                }
-                                let absent = penalty.cost(
-                                    queryOnly: query.presentCount - common, referenceOnly: present[row] - common)
-                                let total = query.valueSum + valueSum[row] + absent
-                                distances[row] = total > 0 ? (numerator + absent) / total : 0
-                            }
-                        }
+        map.presentCount.withUnsafeBufferPointer { present in
+            map.valueSum.withUnsafeBufferPointer { valueSum in
+                CompactKernels.forEachRow(of: map, query: query) { row, values, q, mask, blocks in
+                    let sums = CompactKernels.unionAbsoluteDifferences(values, q, mask, blocks: blocks)
+                    guard sums.common > 0.5 else {
+                        distances[row] = .infinity
+                        return
                     }
+                    let absent = penalty.cost(queryOnly: query.presentCount - sums.common, referenceOnly: present[row] - sums.common)
+                    let total = query.valueSum + valueSum[row] + absent
+                    distances[row] = total > 0 ? (sums.sum + absent) / total : 0
                 }
             }
         }
