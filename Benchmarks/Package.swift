@@ -11,9 +11,20 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        /// Radio maps of any size from the propagation simulator, shared by the benchmarks and the profiler.
+        .target(
+            name: "SyntheticVenues",
+            dependencies: [.product(name: "Positioning", package: "beaconfix")]
+        ),
+        /// A plain loop of locates, to run under `valgrind --tool=callgrind` or `perf record`.
+        .executableTarget(
+            name: "Profile",
+            dependencies: ["SyntheticVenues", .product(name: "Positioning", package: "beaconfix")]
+        ),
         .executableTarget(
             name: "Matcher",
             dependencies: [
+                "SyntheticVenues",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Positioning", package: "beaconfix"),
             ],

@@ -75,8 +75,9 @@ struct MetricTests {
             // Given a random map of 300 fingerprints over up to 24 beacons, with many gaps
             let beaconCount = 4 + trial * 5
             let spots = (0..<30).map { Spot(name: "s\($0)", x: Double($0), y: 0, floor: 0) }
+            // (in spot order: the map keeps rows ordered by spot, so rows and references line up)
             let references = (0..<300).map { row in
-                (spot: row % spots.count, fingerprint: randomFingerprint(beacons: beaconCount, using: &generator))
+                (spot: row / 10, fingerprint: randomFingerprint(beacons: beaconCount, using: &generator))
             }
             let map = try RadioMap(spots: spots, fingerprints: references)
             for _ in 0..<10 {
@@ -107,7 +108,10 @@ struct MetricTests {
             fingerprints: [(0, Fixtures.fingerprint([1: 1, 3: 0.5]))])
         #expect(map.beacons == [Fixtures.beacon(1), Fixtures.beacon(3)])
         #expect(map.matrix == [1, 1, 1, 0.5, 1, 0.25])
-        #expect(map.presentCount == [2])
+        #expect(map.presentCount == [2, 0, 0, 0, 0, 0, 0, 0], "padded to a block of 8 rows")
+        // And the compact matrix holds, beacon by beacon, the values of a block of 8 rows (-1 where absent)
+        #expect(map.blockCount == 1)
+        #expect(map.compact == [1, -1, -1, -1, -1, -1, -1, -1, 0.5, -1, -1, -1, -1, -1, -1, -1])
         let query = map.query(for: Fixtures.fingerprint([3: 1, 9: 0.2]))
         #expect(query.mask == [0, 1])
         #expect(query.unmappedBeacons == [Fixtures.beacon(9)])

@@ -1,81 +1,95 @@
-/// Vectorised loops over a radio map's compact matrix (8 beacons per SIMD register). They read a third
-/// of the bytes of the BLAS layout and allocate nothing: on this project's 2-core machine they beat
-/// netlib's reference `sgemm` several times over (see README, "Performance").
+/// Vectorised loops over a radio map's compact matrix. Each SIMD lane is one reference fingerprint: a
+/// block of 8 fingerprints is compared with the query beacon by beacon, visiting only the beacons the
+/// query sees, and yields 8 sets of sums with no horizontal reduction. They read a third of the bytes of
+/// the BLAS layout and allocate nothing (README, "Performance", for the measurements against BLAS).
 enum CompactKernels {
     typealias Vector = SIMD8<Float>
 
-    /// Calls `body(row, rowPointer)` for every row, with the query's padded values and mask as vectors.
+    /// Sums over the beacons a query shares with 8 fingerprints (one per lane).
+    struct Sums {
+        /// Σ both·(q − r)², or Σ both·|q − r| for the absolute kernels.
+        var first = Vector(repeating: 0)
+        /// Σ both·(q − r), or Σ both·r for the union kernel.
+        var second = Vector(repeating: 0)
+        /// Number of shared beacons.
+        var common = Vector(repeating: 0)
+    }
+
+    /// The kinds of sums the metrics need.
+    enum Kind {
+        /// `first` = Σ (q − r)², `second` = Σ (q − r), over shared beacons.
+        case squaredDifferences
+        /// `first` = Σ |q − r| over shared beacons.
+        case absoluteDifferences
+        /// `first` = Σ |q − r| over the query's beacons with absent r read as 0, `second` = Σ r there
+        /// (Sørensen completes the union with the rows' value sums).
+        case unionAbsoluteDifferences
+    }
+
+    /// Calls `body(block, sums)` for every block of 8 rows of `map`.
     @inline(__always)
-    static func forEachRow(
-        of map: RadioMap, query: QueryVector,
-        _ body: (_ row: Int, _ values: UnsafeRawPointer, _ query: UnsafeRawPointer, _ mask: UnsafeRawPointer, _ blocks: Int) -> Void
-    ) {
-        let blocks = map.paddedWidth / Vector.scalarCount
-        let rowBytes = map.paddedWidth * MemoryLayout<Float>.stride
-        map.compact.withUnsafeBytes { compact in
-            query.paddedValues.withUnsafeBytes { values in
-                query.paddedMask.withUnsafeBytes { mask in
-                    guard let base = compact.baseAddress, let q = values.baseAddress, let m = mask.baseAddress else { return }
-                    for row in 0..<map.count {
-                        body(row, base + row * rowBytes, q, m, blocks)
+    static func forEachBlock(of map: RadioMap, query: QueryVector, kind: Kind, _ body: (_ block: Int, _ sums: Sums) -> Void) {
+        let width = map.beaconCount, lanes = RadioMap.lanes
+        let zero = Vector(repeating: 0), one = Vector(repeating: 1)
+        map.compact.withUnsafeBufferPointer { compact in
+            query.presentColumns.withUnsafeBufferPointer { columns in
+                query.values.withUnsafeBufferPointer { values in
+                    guard let base = compact.baseAddress else { return }
+                    let raw = UnsafeRawPointer(base)
+                    let stride = MemoryLayout<Vector>.stride
+                    for block in 0..<map.blockCount {
+                        let blockBytes = block * width * lanes * MemoryLayout<Float>.stride
+                        var sums = Sums()
+                        for column in columns {
+                            let reference = raw.loadUnaligned(fromByteOffset: blockBytes + column * stride, as: Vector.self)
+                            let absent = reference .< zero
+                            let q = Vector(repeating: values[column])
+                            switch kind {
+                            case .squaredDifferences:
+                                let both = one.replacing(with: 0, where: absent)
+                                let difference = (q - reference).replacing(with: 0, where: absent)
+                                // Not addProduct: the baseline x86-64 target has no FMA, which makes it a libm call per lane.
+                                sums.first += difference * difference
+                                sums.second += difference
+                                sums.common += both
+                            case .absoluteDifferences:
+                                let both = one.replacing(with: 0, where: absent)
+                                let difference = q - reference
+                                sums.first += both * difference.replacing(with: -difference, where: difference .< zero)
+                                sums.common += both
+                            case .unionAbsoluteDifferences:
+                                let present = reference.replacing(with: 0, where: absent)
+                                let difference = q - present
+                                sums.first += difference.replacing(with: -difference, where: difference .< zero)
+                                sums.second += present
+                                sums.common += one.replacing(with: 0, where: absent)
+                            }
+                        }
+                        body(block, sums)
                     }
                 }
             }
         }
     }
 
+    /// Rows of `block` that exist (the last block may be partly padding).
     @inline(__always)
-    static func load(_ pointer: UnsafeRawPointer, block: Int) -> Vector {
-        pointer.loadUnaligned(fromByteOffset: block * MemoryLayout<Vector>.stride, as: Vector.self)
+    static func rows(of block: Int, in map: RadioMap) -> Range<Int> {
+        let first = block * RadioMap.lanes
+        return first..<min(first + RadioMap.lanes, map.count)
     }
+}
 
-    /// Σ both·(q − r)², Σ both·(q − r) and Σ both over one row, where `both` selects the beacons both sides see.
+extension CompactKernels {
+    /// Writes the 8 distances of `block` to `target` (rows `block * 8 ..< block * 8 + 8`, fewer for the
+    /// last block).
     @inline(__always)
-    static func squaredDifferences(
-        _ row: UnsafeRawPointer, _ query: UnsafeRawPointer, _ mask: UnsafeRawPointer, blocks: Int
-    ) -> (squares: Float, differences: Float, common: Float) {
-        var squares = Vector(repeating: 0), differences = Vector(repeating: 0), common = Vector(repeating: 0)
-        for block in 0..<blocks {
-            let reference = load(row, block: block)
-            let both = load(mask, block: block).replacing(with: 0, where: reference .< 0)
-            let difference = both * (load(query, block: block) - reference)
-            squares.addProduct(difference, difference)
-            differences += difference
-            common += both
+    static func store(_ distances: Vector, block: Int, rows: Int, into target: UnsafeMutablePointer<Float>) {
+        let first = block * RadioMap.lanes
+        if first + RadioMap.lanes <= rows {
+            UnsafeMutableRawPointer(target + first).storeBytes(of: distances, as: Vector.self)
+        } else {
+            for lane in 0..<(rows - first) { target[first + lane] = distances[lane] }
         }
-        return (squares.sum(), differences.sum(), common.sum())
-    }
-
-    /// Σ both·|q − r| and Σ both over one row.
-    @inline(__always)
-    static func absoluteDifferences(
-        _ row: UnsafeRawPointer, _ query: UnsafeRawPointer, _ mask: UnsafeRawPointer, blocks: Int
-    ) -> (sum: Float, common: Float) {
-        var sum = Vector(repeating: 0), common = Vector(repeating: 0)
-        for block in 0..<blocks {
-            let reference = load(row, block: block)
-            let both = load(mask, block: block).replacing(with: 0, where: reference .< 0)
-            let difference = load(query, block: block) - reference
-            sum.addProduct(both, difference.replacing(with: -difference, where: difference .< 0))
-            common += both
-        }
-        return (sum.sum(), common.sum())
-    }
-
-    /// Σ over the union of |q − r| with absent values read as 0, and Σ both, over one row.
-    @inline(__always)
-    static func unionAbsoluteDifferences(
-        _ row: UnsafeRawPointer, _ query: UnsafeRawPointer, _ mask: UnsafeRawPointer, blocks: Int
-    ) -> (sum: Float, common: Float) {
-        var sum = Vector(repeating: 0), common = Vector(repeating: 0)
-        let zero = Vector(repeating: 0)
-        for block in 0..<blocks {
-            let reference = load(row, block: block)
-            let absent = reference .< 0
-            let difference = load(query, block: block) - reference.replacing(with: zero, where: absent)
-            sum += difference.replacing(with: -difference, where: difference .< 0)
-            common += load(mask, block: block).replacing(with: 0, where: absent)
-        }
-        return (sum.sum(), common.sum())
     }
 }

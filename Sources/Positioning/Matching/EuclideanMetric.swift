@@ -29,7 +29,8 @@ public enum DenseKernel: Hashable, Sendable {
 ///     common            = mask · m_q
 ///
 /// so one `sgemm` of the map with a 3-column operand built from the query gives them for every row,
-/// reading the map once (see `SquaredDifferenceSums`).
+/// reading the map once (see `SquaredDifferenceSums`). The SIMD kernel computes the same sums on the
+/// compact matrix.
 public struct EuclideanMetric: FingerprintMetric, Hashable {
     public var penalty: AbsencePenalty
     public var normalization: DistanceNormalization
@@ -56,16 +57,23 @@ public struct EuclideanMetric: FingerprintMetric, Hashable {
                 sum += difference * difference
             }
         }
-        return finish(sum, onlyQ: Float(overlap.onlyInQuery), onlyR: Float(overlap.onlyInReference), union: overlap.union)
+        return finish(SquaredDifferenceSums(
+            squares: sum, differences: 0, common: Float(overlap.common), queryPresent: Float(query.entries.count),
+            referencePresent: Float(reference.entries.count)))[0]
     }
 
+    /// Distances of 8 rows (or one, broadcast) from their sums.
     @inline(__always)
-    func finish(_ squares: Float, onlyQ: Float, onlyR: Float, union: Float) -> Float {
+    func finish(_ sums: SquaredDifferenceSums) -> SIMD8<Float> {
+        let onlyQ = sums.queryPresent - sums.common, onlyR = sums.referencePresent - sums.common
+        // Rounding can leave a tiny negative sum of squares for identical fingerprints.
+        let squares = sums.squares.replacing(with: 0, where: sums.squares .< 0)
         let distance = switch form {
         case .squared: squares + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR)
         case .root: (squares + penalty.squaredCost(queryOnly: onlyQ, referenceOnly: onlyR)).squareRoot()
         }
-        return normalization.apply(distance, union: union)
+        return normalization.apply(distance, union: onlyQ + onlyR + sums.common)
+            .replacing(with: .infinity, where: sums.common .< 0.5)
     }
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
@@ -73,12 +81,7 @@ public struct EuclideanMetric: FingerprintMetric, Hashable {
     }
 
     public func distances(from queries: [QueryVector], in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        SquaredDifferenceSums.compute(queries, map, kernel: kernel, into: distances) { query, sums in
-            guard sums.common > 0.5 else { return .infinity }
-            let onlyQ = query.presentCount - sums.common, onlyR = sums.referencePresent - sums.common
-            // Rounding can leave a tiny negative sum of squares for identical fingerprints.
-            return finish(max(0, sums.squares), onlyQ: onlyQ, onlyR: onlyR, union: onlyQ + onlyR + sums.common)
-        }
+        SquaredDifferenceSums.compute(queries, map, kernel: kernel, into: distances, finish: finish)
     }
 }
 
@@ -88,8 +91,8 @@ public struct EuclideanMetric: FingerprintMetric, Hashable {
 ///
 /// Over the common beacons with `e = q − r`, the mean over all pairs of `((q_i − q_j) − (r_i − r_j))²`
 /// equals `2 · Σ (e − ē)² / c`; this metric is `Σ_common (e − ē)² + Σ_one-sided penalty` (or its root form,
-/// as ``EuclideanMetric``), per union beacon by default. The sums it needs, `Σ e²`, `Σ e` and `c`, come from the same single matrix
-/// product as ``EuclideanMetric``.
+/// as ``EuclideanMetric``), per union beacon by default. The sums it needs, `Σ e²`, `Σ e` and `c`, come
+/// from the same single matrix product as ``EuclideanMetric``.
 public struct PairwiseDifferenceMetric: FingerprintMetric, Hashable {
     public var penalty: AbsencePenalty
     public var normalization: DistanceNormalization
@@ -115,16 +118,30 @@ public struct PairwiseDifferenceMetric: FingerprintMetric, Hashable {
         }
         let mean = differences.reduce(0, +) / Float(differences.count)
         let spread = differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
-        return finish(spread, onlyQ: Float(overlap.onlyInQuery), onlyR: Float(overlap.onlyInReference), union: overlap.union)
+        let distance = switch form {
+        case .squared: spread + penalty.cost(queryOnly: Float(overlap.onlyInQuery), referenceOnly: Float(overlap.onlyInReference))
+        case .root:
+            (spread + penalty.squaredCost(queryOnly: Float(overlap.onlyInQuery), referenceOnly: Float(overlap.onlyInReference)))
+                .squareRoot()
+        }
+        return normalization.apply(distance, union: overlap.union)
     }
 
+    /// Distances of 8 rows from their sums.
     @inline(__always)
-    func finish(_ spread: Float, onlyQ: Float, onlyR: Float, union: Float) -> Float {
+    func finish(_ sums: SquaredDifferenceSums) -> SIMD8<Float> {
+        let onlyQ = sums.queryPresent - sums.common, onlyR = sums.referencePresent - sums.common
+        let common = sums.common.replacing(with: 1, where: sums.common .< 1)
+        // S − D²/c cancels catastrophically when the differences are all alike; below a relative 1e-5 of S
+        // the spread is rounding noise (and exactly 0 for a single common beacon).
+        var spread = sums.squares - sums.differences * sums.differences / common
+        spread.replace(with: 0, where: (sums.common .< 1.5) .| (spread .<= 1e-5 * sums.squares))
         let distance = switch form {
         case .squared: spread + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR)
         case .root: (spread + penalty.squaredCost(queryOnly: onlyQ, referenceOnly: onlyR)).squareRoot()
         }
-        return normalization.apply(distance, union: union)
+        return normalization.apply(distance, union: onlyQ + onlyR + sums.common)
+            .replacing(with: .infinity, where: sums.common .< 0.5)
     }
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
@@ -132,40 +149,50 @@ public struct PairwiseDifferenceMetric: FingerprintMetric, Hashable {
     }
 
     public func distances(from queries: [QueryVector], in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        SquaredDifferenceSums.compute(queries, map, kernel: kernel, into: distances) { query, sums in
-            guard sums.common > 0.5 else { return .infinity }
-            let onlyQ = query.presentCount - sums.common, onlyR = sums.referencePresent - sums.common
-            // S − D²/c cancels catastrophically when the differences are all alike; below a relative
-            // 1e-5 of S the spread is rounding noise (and exactly 0 for a single common beacon).
-            var spread = sums.squares - sums.differences * sums.differences / sums.common
-            if sums.common < 1.5 || spread <= 1e-5 * sums.squares { spread = 0 }
-            return finish(spread, onlyQ: onlyQ, onlyR: onlyR, union: onlyQ + onlyR + sums.common)
-        }
+        SquaredDifferenceSums.compute(queries, map, kernel: kernel, into: distances, finish: finish)
     }
 }
 
-/// Per-row sums over the beacons a query shares with each reference fingerprint.
+/// Sums over the beacons a query shares with 8 rows at a time (one per lane; scalar callers broadcast).
 struct SquaredDifferenceSums {
+    typealias Vector = SIMD8<Float>
     /// Σ_common (q − r)²
-    var squares: Float
+    var squares: Vector
     /// Σ_common (q − r)
-    var differences: Float
+    var differences: Vector
     /// Number of common beacons.
-    var common: Float
-    /// Beacons the reference row sees.
-    var referencePresent: Float
+    var common: Vector
+    /// Beacons the query sees.
+    var queryPresent: Vector
+    /// Beacons each row sees.
+    var referencePresent: Vector
 
-    /// Computes the sums for every row of `map` and every query, and writes `finish(query, sums)` at
-    /// `output[queryIndex * map.count + row]`. The map is read once for the whole batch.
+    init(squares: Vector, differences: Vector, common: Vector, queryPresent: Vector, referencePresent: Vector) {
+        self.squares = squares
+        self.differences = differences
+        self.common = common
+        self.queryPresent = queryPresent
+        self.referencePresent = referencePresent
+    }
+
+    /// One row's sums, broadcast to every lane.
+    init(squares: Float, differences: Float, common: Float, queryPresent: Float, referencePresent: Float) {
+        self.init(
+            squares: Vector(repeating: squares), differences: Vector(repeating: differences), common: Vector(repeating: common),
+            queryPresent: Vector(repeating: queryPresent), referencePresent: Vector(repeating: referencePresent))
+    }
+
+    /// Computes the sums for every row of `map` and every query, and writes the distances `finish` makes of
+    /// them at `output[queryIndex * map.count + row]`.
     ///
     /// BLAS path: `[mask | value | value²] (rows × 3B) × X (3B × 3Q)`; for query `q`, columns `3q ..< 3q + 3` of
     /// `X` are `[[q², m_q, q], [−2q, 0, −m_q], [m_q, 0, 0]]`, so the product's columns are `Σ(q−r)²`, `c` and
-    /// `Σ(q−r)` over the beacons the query and the row share. SIMD path: each row is loaded once and compared
-    /// with every query while it is in cache.
+    /// `Σ(q−r)` over the beacons the query and the row share; the map is read once for the whole batch.
+    /// SIMD path: 8 rows at a time, one per lane, distances finished and stored 8 at a time.
     @inline(__always)
     static func compute(
         _ queries: [QueryVector], _ map: RadioMap, kernel: DenseKernel, into output: UnsafeMutableBufferPointer<Float>,
-        finish: (QueryVector, SquaredDifferenceSums) -> Float
+        finish: (SquaredDifferenceSums) -> Vector
     ) {
         guard map.count > 0, !queries.isEmpty else { return }
         let width = map.beaconCount, stride = map.rowStride, rows = map.count
@@ -203,39 +230,26 @@ struct SquaredDifferenceSums {
                             let first = 3 * index
                             for row in 0..<rows {
                                 let sums = product.baseAddress! + row * columns + first
-                                output[index * rows + row] = finish(query, SquaredDifferenceSums(
-                                    squares: sums[0], differences: sums[2], common: sums[1], referencePresent: present[row]))
+                                output[index * rows + row] = finish(SquaredDifferenceSums(
+                                    squares: sums[0], differences: sums[2], common: sums[1], queryPresent: query.presentCount,
+                                    referencePresent: present[row]))[0]
                             }
                         }
                     }
                 }
             case .simd:
-                if queries.count == 1 {
-                    let query = queries[0]
-                    CompactKernels.forEachRow(of: map, query: query) { row, values, q, mask, blocks in
-                        let sums = CompactKernels.squaredDifferences(values, q, mask, blocks: blocks)
-                        output[row] = finish(query, SquaredDifferenceSums(
-                            squares: sums.squares, differences: sums.differences, common: sums.common,
-                            referencePresent: present[row]))
-                    }
-                    return
-                }
-                let blocks = map.paddedWidth / CompactKernels.Vector.scalarCount
-                let rowBytes = map.paddedWidth * MemoryLayout<Float>.stride
-                map.compact.withUnsafeBytes { compact in
-                    guard let base = compact.baseAddress else { return }
-                    for row in 0..<rows {
-                        let values = base + row * rowBytes
-                        for (index, query) in queries.enumerated() {
-                            query.paddedValues.withUnsafeBytes { q in
-                                query.paddedMask.withUnsafeBytes { mask in
-                                    let sums = CompactKernels.squaredDifferences(values, q.baseAddress!, mask.baseAddress!, blocks: blocks)
-                                    output[index * rows + row] = finish(query, SquaredDifferenceSums(
-                                        squares: sums.squares, differences: sums.differences, common: sums.common,
-                                        referencePresent: present[row]))
-                                }
-                            }
-                        }
+                let lanes = RadioMap.lanes
+                let presentBlocks = UnsafeRawPointer(present.baseAddress!)
+                for (index, query) in queries.enumerated() {
+                    let queryPresent = Vector(repeating: query.presentCount)
+                    let target = output.baseAddress! + index * rows
+                    CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferences) { block, sums in
+                        let referencePresent = presentBlocks.loadUnaligned(
+                            fromByteOffset: block * MemoryLayout<Vector>.stride, as: Vector.self)
+                        let distances = finish(SquaredDifferenceSums(
+                            squares: sums.first, differences: sums.second, common: sums.common, queryPresent: queryPresent,
+                            referencePresent: referencePresent))
+                        CompactKernels.store(distances, block: block, rows: rows, into: target)
                     }
                 }
             }

@@ -56,6 +56,16 @@ public struct AbsencePenalty: Hashable, Sendable {
     func squaredCost(queryOnly onlyQ: Float, referenceOnly onlyR: Float) -> Float {
         queryOnly * queryOnly * onlyQ + referenceOnly * referenceOnly * onlyR
     }
+
+    @inline(__always)
+    func cost(queryOnly onlyQ: SIMD8<Float>, referenceOnly onlyR: SIMD8<Float>) -> SIMD8<Float> {
+        queryOnly * onlyQ + referenceOnly * onlyR
+    }
+
+    @inline(__always)
+    func squaredCost(queryOnly onlyQ: SIMD8<Float>, referenceOnly onlyR: SIMD8<Float>) -> SIMD8<Float> {
+        (queryOnly * queryOnly) * onlyQ + (referenceOnly * referenceOnly) * onlyR
+    }
 }
 
 extension AbsencePenalty: ExpressibleByFloatLiteral {
@@ -78,6 +88,14 @@ public enum DistanceNormalization: Hashable, Sendable {
         switch self {
         case .none: distance
         case .perUnionBeacon: distance / max(1, union)
+        }
+    }
+
+    @inline(__always)
+    func apply(_ distance: SIMD8<Float>, union: SIMD8<Float>) -> SIMD8<Float> {
+        switch self {
+        case .none: distance
+        case .perUnionBeacon: distance / union.replacing(with: 1, where: union .< 1)
         }
     }
 }

@@ -105,30 +105,36 @@ public struct Locator: Sendable {
 
     private func spotDistances(fromRowDistances rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap) -> [Float] {
         var spotDistance = [Float](repeating: .infinity, count: map.spots.count)
+        // Each spot's rows are contiguous: one sequential pass keeping the smallest distances in registers.
         switch aggregation {
         case .best, .meanOfBest(...1):
-            map.spotOfRow.withUnsafeBufferPointer { spotOfRow in
-                for row in 0..<map.count where rowDistance[row] < spotDistance[spotOfRow[row]] {
-                    spotDistance[spotOfRow[row]] = rowDistance[row]
-                }
+            for (spot, rows) in map.spotRanges.enumerated() {
+                var best = Float.infinity
+                for row in rows { best = min(best, rowDistance[row]) }
+                spotDistance[spot] = best
             }
-        case .meanOfBest(let count):
-            // The `count` smallest distances of each spot, kept sorted in a scratch row per spot.
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: map.spots.count * count) { best in
-                best.initialize(repeating: .infinity)
-                map.spotOfRow.withUnsafeBufferPointer { spotOfRow in
-                    for row in 0..<map.count {
-                        var distance = rowDistance[row]
-                        let base = spotOfRow[row] * count
-                        guard distance < best[base + count - 1] else { continue }
-                        for slot in base..<(base + count) where distance < best[slot] {
-                            swap(&distance, &best[slot])
-                        }
-                    }
+        case .meanOfBest(2):
+            for (spot, rows) in map.spotRanges.enumerated() {
+                var first = Float.infinity, second = Float.infinity
+                for row in rows {
+                    // Branch-free: the two smallest so far (first ≤ second).
+                    let distance = rowDistance[row]
+                    second = min(second, max(first, distance))
+                    first = min(first, distance)
                 }
-                for spot in 0..<map.spots.count {
+                spotDistance[spot] = second.isFinite ? (first + second) / 2 : first
+            }
+        case .meanOfBest(let keep):
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: keep) { best in
+                for (spot, rows) in map.spotRanges.enumerated() where !rows.isEmpty {
+                    best.initialize(repeating: .infinity)
+                    for row in rows {
+                        var distance = rowDistance[row]
+                        guard distance < best[keep - 1] else { continue }
+                        for slot in 0..<keep where distance < best[slot] { swap(&distance, &best[slot]) }
+                    }
                     var sum: Float = 0, finite: Float = 0
-                    for slot in (spot * count)..<(spot * count + count) where best[slot].isFinite {
+                    for slot in 0..<keep where best[slot].isFinite {
                         sum += best[slot]
                         finite += 1
                     }

@@ -22,16 +22,16 @@ public struct ManhattanMetric: FingerprintMetric, Hashable {
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
         let penalty = self.penalty, normalization = self.normalization
-        map.presentCount.withUnsafeBufferPointer { present in
-            CompactKernels.forEachRow(of: map, query: query) { row, values, q, mask, blocks in
-                let sums = CompactKernels.absoluteDifferences(values, q, mask, blocks: blocks)
-                guard sums.common > 0.5 else {
-                    distances[row] = .infinity
-                    return
-                }
-                let onlyQ = query.presentCount - sums.common, onlyR = present[row] - sums.common
-                distances[row] = normalization.apply(
-                    sums.sum + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR), union: onlyQ + onlyR + sums.common)
+        let queryPresent = SIMD8<Float>(repeating: query.presentCount)
+        map.presentCount.withUnsafeBytes { present in
+            CompactKernels.forEachBlock(of: map, query: query, kind: .absoluteDifferences) { block, sums in
+                let referencePresent = present.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
+                let onlyQ = queryPresent - sums.common, onlyR = referencePresent - sums.common
+                let result = normalization.apply(
+                    sums.first + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR), union: onlyQ + onlyR + sums.common)
+                CompactKernels.store(
+                    result.replacing(with: .infinity, where: sums.common .< 0.5), block: block, rows: map.count,
+                    into: distances.baseAddress!)
             }
         }
     }

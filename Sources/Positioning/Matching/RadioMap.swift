@@ -8,17 +8,21 @@
 /// With this layout the squared-Euclidean family reduces to one matrix product per query
 /// (see ``EuclideanMetric``).
 ///
-/// A second, compact matrix holds only the values, `paddedWidth` floats per row (the beacon count rounded
-/// up to a multiple of 8), with ``absent`` (-1, never a relative power) where a fingerprint does not see a
-/// beacon. The SIMD kernels stream through it: a third of the bytes of the BLAS layout, so a query on a
-/// large map reads less memory.
+/// A second, compact matrix holds only the values, with ``absent`` (-1, never a relative power) where a
+/// fingerprint does not see a beacon, laid out for SIMD: rows are grouped in blocks of 8 (``lanes``), and a
+/// block stores, beacon after beacon, that beacon's value in its 8 rows. One SIMD register then holds one
+/// beacon of 8 fingerprints, so the kernels compute 8 distances at once with no horizontal sums, and skip
+/// the beacons the query does not see. It is a third of the bytes of the BLAS layout.
 public struct RadioMap: Sendable {
     /// The map's columns, sorted.
     public let beacons: [BeaconID]
     /// The venue's spots; rows point into this array.
     public let spots: [Spot]
-    /// For every row, the index of its spot in ``spots``.
+    /// For every row, the index of its spot in ``spots``. Rows are ordered by spot.
     public let spotOfRow: [Int]
+    /// The rows of each spot: rows are sorted by spot (stably), so each spot's rows are contiguous and
+    /// aggregating row distances per spot is one sequential pass.
+    public let spotRanges: [Range<Int>]
     /// Number of reference fingerprints (rows).
     public let count: Int
     /// Number of beacons (columns).
@@ -27,15 +31,19 @@ public struct RadioMap: Sendable {
     public let rowStride: Int
     /// `count * rowStride` floats, row-major, `[mask | value | value²]` per row.
     public let matrix: [Float]
-    /// Beacons each row sees.
+    /// Beacons each row sees (padded with zeros to `blockCount * lanes`, for the SIMD kernels).
     public let presentCount: [Float]
-    /// Sum of each row's relative powers.
+    /// Sum of each row's relative powers (padded like ``presentCount``).
     public let valueSum: [Float]
     /// Indices of the rows of each spot.
     public let rowsOfSpot: [[Int]]
-    /// Floats per row of ``compact``: `beaconCount` rounded up to a multiple of 8.
-    public let paddedWidth: Int
-    /// `count * paddedWidth` floats, row-major: the relative power, or ``absent``.
+    /// Rows per block of ``compact``: the SIMD width.
+    public static let lanes = 8
+    /// Blocks of ``compact``: `count` rounded up to a multiple of ``lanes``, divided by it. The rows of the
+    /// last block beyond `count` are all ``absent``.
+    public let blockCount: Int
+    /// `blockCount * beaconCount * lanes` floats: the value of beacon `c` in row `r` is at
+    /// `(r / lanes) * beaconCount * lanes + c * lanes + r % lanes`.
     public let compact: [Float]
 
     /// What ``compact`` holds where a fingerprint does not see a beacon (relative powers are in 0...1).
@@ -43,15 +51,27 @@ public struct RadioMap: Sendable {
 
     private let columnOfBeacon: [BeaconID: Int]
 
-    /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices.
+    /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices, ordered by spot
+    /// (fingerprints of one spot keep their order).
     ///
     /// - Throws: ``RadioMapError`` when a spot index is out of range or a fingerprint is empty.
-    public init(spots: [Spot], fingerprints: [(spot: Int, fingerprint: Fingerprint)]) throws(RadioMapError) {
+    public init(spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)]) throws(RadioMapError) {
         var beaconSet = Set<BeaconID>()
-        for (index, reference) in fingerprints.enumerated() {
+        for (index, reference) in unordered.enumerated() {
             guard spots.indices.contains(reference.spot) else { throw .spotOutOfRange(row: index) }
             guard !reference.fingerprint.entries.isEmpty else { throw .emptyFingerprint(row: index) }
             beaconSet.formUnion(reference.fingerprint.entries.keys)
+        }
+        let fingerprints = unordered.enumerated()
+            .sorted { ($0.element.spot, $0.offset) < ($1.element.spot, $1.offset) }
+            .map(\.element)
+        var spotRanges = [Range<Int>](repeating: 0..<0, count: spots.count)
+        var start = 0
+        while start < fingerprints.count {
+            var end = start
+            while end < fingerprints.count, fingerprints[end].spot == fingerprints[start].spot { end += 1 }
+            spotRanges[fingerprints[start].spot] = start..<end
+            start = end
         }
         let beacons = beaconSet.sorted()
         var columnOfBeacon: [BeaconID: Int] = [:]
@@ -60,11 +80,12 @@ public struct RadioMap: Sendable {
         let width = beacons.count
         let stride = 3 * width
         var matrix = [Float](repeating: 0, count: fingerprints.count * stride)
-        var presentCount = [Float](repeating: 0, count: fingerprints.count)
-        var valueSum = [Float](repeating: 0, count: fingerprints.count)
+        let lanes = Self.lanes
+        let blocks = (fingerprints.count + lanes - 1) / lanes
+        var presentCount = [Float](repeating: 0, count: blocks * lanes)
+        var valueSum = [Float](repeating: 0, count: blocks * lanes)
         var rowsOfSpot = [[Int]](repeating: [], count: spots.count)
-        let padded = max(8, (width + 7) / 8 * 8)
-        var compact = [Float](repeating: Self.absent, count: fingerprints.count * padded)
+        var compact = [Float](repeating: Self.absent, count: blocks * width * lanes)
         for (row, reference) in fingerprints.enumerated() {
             let base = row * stride
             for (beacon, entry) in reference.fingerprint.entries {
@@ -73,17 +94,18 @@ public struct RadioMap: Sendable {
                 matrix[base + column] = 1
                 matrix[base + width + column] = value
                 matrix[base + 2 * width + column] = value * value
-                compact[row * padded + column] = value
+                compact[(row / lanes) * width * lanes + column * lanes + row % lanes] = value
                 presentCount[row] += 1
                 valueSum[row] += value
             }
             rowsOfSpot[reference.spot].append(row)
         }
-        self.paddedWidth = padded
+        self.blockCount = blocks
         self.compact = compact
         self.beacons = beacons
         self.spots = spots
         self.spotOfRow = fingerprints.map(\.spot)
+        self.spotRanges = spotRanges
         self.count = fingerprints.count
         self.beaconCount = width
         self.rowStride = stride
@@ -112,7 +134,7 @@ public struct RadioMap: Sendable {
             query.valueSum += entry.relativePower
         }
         query.unmappedBeacons.sort()
-        query.pad(to: paddedWidth)
+        query.presentColumns = (0..<beaconCount).filter { query.mask[$0] > 0 }
         return query
     }
 
@@ -139,19 +161,13 @@ public struct QueryVector: Sendable, Hashable {
     /// part in matching.
     public var unmappedBeacons: [BeaconID] = []
 
-    /// `values` and `mask` padded with zeros to the map's ``RadioMap/paddedWidth``, for the SIMD kernels.
-    public private(set) var paddedValues: [Float] = []
-    public private(set) var paddedMask: [Float] = []
+    /// The columns the query sees, ascending: the only ones the SIMD kernels visit.
+    public var presentColumns: [Int] = []
 
     public init(beaconCount: Int) {
         mask = [Float](repeating: 0, count: beaconCount)
         values = mask
         squares = mask
-    }
-
-    mutating func pad(to width: Int) {
-        paddedValues = values + [Float](repeating: 0, count: max(0, width - values.count))
-        paddedMask = mask + [Float](repeating: 0, count: max(0, width - mask.count))
     }
 }
 

@@ -33,17 +33,20 @@ public struct SorensenMetric: FingerprintMetric, Hashable {
 
     public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
         let penalty = self.penalty
-        map.presentCount.withUnsafeBufferPointer { present in
-            map.valueSum.withUnsafeBufferPointer { valueSum in
-                CompactKernels.forEachRow(of: map, query: query) { row, values, q, mask, blocks in
-                    let sums = CompactKernels.unionAbsoluteDifferences(values, q, mask, blocks: blocks)
-                    guard sums.common > 0.5 else {
-                        distances[row] = .infinity
-                        return
-                    }
-                    let absent = penalty.cost(queryOnly: query.presentCount - sums.common, referenceOnly: present[row] - sums.common)
-                    let total = query.valueSum + valueSum[row] + absent
-                    distances[row] = total > 0 ? (sums.sum + absent) / total : 0
+        let queryPresent = SIMD8<Float>(repeating: query.presentCount), queryValues = SIMD8<Float>(repeating: query.valueSum)
+        map.presentCount.withUnsafeBytes { present in
+            map.valueSum.withUnsafeBytes { valueSum in
+                CompactKernels.forEachBlock(of: map, query: query, kind: .unionAbsoluteDifferences) { block, sums in
+                    let referencePresent = present.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
+                    let referenceValues = valueSum.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
+                    // Beacons only the row sees add their own value: the row's total minus what the query's beacons took.
+                    let numerator = sums.first + (referenceValues - sums.second)
+                    let absent = penalty.cost(queryOnly: queryPresent - sums.common, referenceOnly: referencePresent - sums.common)
+                    let total = queryValues + referenceValues + absent
+                    let result = ((numerator + absent) / total.replacing(with: 1, where: total .<= 0))
+                        .replacing(with: 0, where: total .<= 0)
+                        .replacing(with: .infinity, where: sums.common .< 0.5)
+                    CompactKernels.store(result, block: block, rows: map.count, into: distances.baseAddress!)
                 }
             }
         }

@@ -55,7 +55,7 @@ extension Collection<Spot> {
         var best: Spot?
         var bestDistance = Double.infinity
         for spot in self where spot.floor == floor {
-            let distance = spot.planarDistance(toX: x, y: y)
+            let distance = (spot.x - x) * (spot.x - x) + (spot.y - y) * (spot.y - y)
             if distance < bestDistance {
                 best = spot
                 bestDistance = distance
