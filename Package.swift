@@ -46,6 +46,8 @@ let package = Package(
             dependencies: [
                 "Positioning",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's own API, for binding the bulk inserts of `survey record` without boxing each value.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

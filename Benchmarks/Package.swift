@@ -19,7 +19,10 @@ let package = Package(
         /// A plain loop of locates, to run under `valgrind --tool=callgrind` or `perf record`.
         .executableTarget(
             name: "Profile",
-            dependencies: ["SyntheticVenues", .product(name: "Positioning", package: "beaconfix")]
+            dependencies: [
+                "SyntheticVenues", .product(name: "Positioning", package: "beaconfix"),
+                .product(name: "FingerprintStore", package: "beaconfix"),
+            ]
         ),
         .executableTarget(
             name: "Matcher",

@@ -66,7 +66,9 @@ enum StoreMigrations {
             }
             try db.create(table: "fingerprintEntry", options: .withoutRowID) { t in
                 t.column("fingerprintId", .integer).notNull().references("fingerprint", onDelete: .cascade)
-                t.column("beaconId", .integer).notNull().indexed().references("beacon", onDelete: .restrict)
+                // No index on beaconId: it slowed recording by a third, and only maintenance (replacements,
+                // stats) looks entries up by beacon, where a scan of the table takes milliseconds.
+                t.column("beaconId", .integer).notNull().references("beacon", onDelete: .restrict)
                 t.column("relativePower", .double).notNull()
                 t.column("dispersion", .double).notNull()
                 t.column("meanRSSI", .double).notNull()

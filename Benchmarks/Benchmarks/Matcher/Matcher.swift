@@ -37,6 +37,27 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same locate with the BLAS kernel (netlib's reference sgemm unless OpenBLAS replaced libblas.so.3).
+    for size in [10_000, 100_000] {
+        var blasLocator = locator
+        blasLocator.metric = PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2), kernel: .blas)
+        let configured = blasLocator
+        Benchmark("locate with the BLAS kernel, \(size) fingerprints", configuration: .init(setup: { _ = venue(size) })) { benchmark in
+            let venue = venue(size)
+            let query = venue.map.query(for: venue.queries[0])
+            for _ in benchmark.scaledIterations {
+                blackHole(configured.locate(query, in: venue.map))
+            }
+        }
+        Benchmark("locate batch of 64 with the BLAS kernel, \(size) fingerprints", configuration: .init(setup: { _ = venue(size) })) { benchmark in
+            let venue = venue(size)
+            let queries = venue.queries.map { venue.map.query(for: $0) }
+            for _ in benchmark.scaledIterations {
+                blackHole(configured.locate(batch: queries, in: venue.map))
+            }
+        }
+    }
+
     for kernel in [DenseKernel.blas, .simd] {
         let metric = PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2), kernel: kernel)
         Benchmark("distances only (\(kernel)), 100000 fingerprints", configuration: .init(setup: { _ = venue(100_000) })) { benchmark in

@@ -33,14 +33,18 @@ extension FingerprintStore {
         try writer.read { db in
             let venue = try venueDetails(venueID, db)
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: [venueID]) ?? 0 }
+            // Entries are aggregated once per beacon first (there is no index by beacon to join on).
             let coverageRows = try Row.fetchAll(db, sql: """
+                WITH seen AS (
+                  SELECT e.beaconId, COUNT(DISTINCT f.spotId) AS spots, COUNT(*) AS fingerprints
+                  FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
+                  JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?1
+                  GROUP BY e.beaconId)
                 SELECT b.uuid, b.major, b.minor, b.label,
-                  COUNT(DISTINCT f.spotId) AS spots, COUNT(e.fingerprintId) AS fingerprints
-                FROM beacon b
-                LEFT JOIN fingerprintEntry e ON e.beaconId = b.id
-                LEFT JOIN fingerprint f ON f.id = e.fingerprintId
-                WHERE b.venueId = ? AND b.status = 'active'
-                GROUP BY b.id ORDER BY b.uuid, b.major, b.minor
+                  COALESCE(seen.spots, 0) AS spots, COALESCE(seen.fingerprints, 0) AS fingerprints
+                FROM beacon b LEFT JOIN seen ON seen.beaconId = b.id
+                WHERE b.venueId = ?1 AND b.status = 'active'
+                ORDER BY b.uuid, b.major, b.minor
                 """, arguments: [venueID])
             let coverage = coverageRows.map { row in
                 VenueStats.BeaconCoverage(

@@ -102,26 +102,35 @@ public struct FingerprintBuilder: Sendable {
     /// Summarises samples that are already cleaned (one reading per beacon per sample).
     public func fingerprint(ofCleaned samples: [Sample]) throws(FingerprintError) -> Fingerprint {
         guard !samples.isEmpty else { throw .noSamples }
-        // Welford's running mean and variance per beacon: one pass, numerically stable.
-        var moments: [BeaconID: (count: Int, mean: Double, m2: Double)] = [:]
+        // Welford's running mean and variance per beacon: one pass, numerically stable. A window holds a few
+        // dozen beacons at most, so a linear search beats hashing.
+        var beacons: [BeaconID] = []
+        var moments: [(count: Int, mean: Double, m2: Double)] = []
         for sample in samples {
             for reading in sample.readings {
-                var m = moments[reading.beacon] ?? (0, 0, 0)
+                let index: Int
+                if let known = beacons.firstIndex(of: reading.beacon) {
+                    index = known
+                } else {
+                    index = beacons.count
+                    beacons.append(reading.beacon)
+                    moments.append((0, 0, 0))
+                }
+                var m = moments[index]
                 m.count += 1
                 let delta = reading.rssi - m.mean
                 m.mean += delta / Double(m.count)
                 m.m2 += delta * (reading.rssi - m.mean)
-                moments[reading.beacon] = m
+                moments[index] = m
             }
         }
         let windowSize = Double(samples.count)
-        let kept = moments.filter { Double($0.value.count) / windowSize >= minimumVisibility }
-        guard let strongest = kept.values.map(\.mean).max() else {
-            throw .noValidReadings(samples: samples.count)
-        }
+        var strongest = -Double.infinity
+        for m in moments where Double(m.count) / windowSize >= minimumVisibility { strongest = max(strongest, m.mean) }
+        guard strongest.isFinite else { throw .noValidReadings(samples: samples.count) }
         var entries: [BeaconID: FingerprintEntry] = [:]
-        entries.reserveCapacity(kept.count)
-        for (beacon, m) in kept {
+        entries.reserveCapacity(beacons.count)
+        for (beacon, m) in zip(beacons, moments) where Double(m.count) / windowSize >= minimumVisibility {
             entries[beacon] = FingerprintEntry(
                 relativePower: scale.relativePower(rssi: m.mean, strongest: strongest),
                 meanRSSI: m.mean,

@@ -14,16 +14,19 @@ public struct ReadingCleaner: Sendable, Hashable {
         self.validRange = validRange
     }
 
-    /// The readings of `sample` that survive cleaning, one per beacon, in a stable order (by beacon).
+    /// The readings of `sample` that survive cleaning, one per beacon.
     public func clean(_ sample: Sample) -> Sample {
         var report = CleaningReport()
         return clean(sample, report: &report)
     }
 
-    /// Cleans `sample` and counts what was dropped into `report`.
+    /// Cleans `sample` and counts what was dropped into `report`. Readings keep their order (that of
+    /// each beacon's first reading), which carries no meaning.
     public func clean(_ sample: Sample, report: inout CleaningReport) -> Sample {
-        var sums: [BeaconID: (total: Double, count: Int)] = [:]
-        sums.reserveCapacity(sample.readings.count)
+        var readings: [Reading] = []
+        readings.reserveCapacity(sample.readings.count)
+        // Counts of merged duplicates, parallel to `readings` (rare: most samples have none).
+        var counts: [Int] = []
         for reading in sample.readings {
             guard reading.rssi.isFinite else {
                 report.nonFinite += 1
@@ -37,15 +40,20 @@ public struct ReadingCleaner: Sendable, Hashable {
                 report.outOfRange += 1
                 continue
             }
-            if let previous = sums[reading.beacon] {
+            // A sample holds a few dozen beacons at most: a linear search beats hashing.
+            if let index = readings.firstIndex(where: { $0.beacon == reading.beacon }) {
                 report.duplicatesMerged += 1
-                sums[reading.beacon] = (previous.total + reading.rssi, previous.count + 1)
+                if counts.isEmpty { counts = [Int](repeating: 1, count: readings.count) }
+                readings[index].rssi += reading.rssi
+                counts[index] += 1
             } else {
-                sums[reading.beacon] = (reading.rssi, 1)
+                readings.append(reading)
+                if !counts.isEmpty { counts.append(1) }
             }
         }
-        let readings = sums.map { Reading(beacon: $0.key, rssi: $0.value.total / Double($0.value.count)) }
-            .sorted { $0.beacon < $1.beacon }
+        for (index, count) in counts.enumerated() where count > 1 {
+            readings[index].rssi /= Double(count)
+        }
         return Sample(device: sample.device, time: sample.time, readings: readings)
     }
 }

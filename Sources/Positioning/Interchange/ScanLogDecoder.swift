@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Decodes scan logs (JSON Lines) held in memory; reading the file is the caller's business.
 public struct ScanLogDecoder: Sendable {
@@ -28,24 +31,35 @@ public struct ScanLogDecoder: Sendable {
     /// - Returns: the lines, each with its 1-based line number, and the lines that failed. Callers
     ///   decide whether one bad line spoils the file (the default) or is skipped and counted.
     public func decode(_ data: Data) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
-        let decoder = JSONDecoder()
         var lines: [(Int, ScanLine)] = []
         var errors: [LineError] = []
-        var number = 0
-        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            number += 1
-            guard raw.contains(where: { !Self.isWhitespace($0) }) else { continue }
-            do {
-                let line = try decoder.decode(ScanLine.self, from: raw)
-                if let problem = line.problem(validRSSI: validRSSI) {
-                    errors.append(LineError(line: number, message: problem))
-                } else {
-                    lines.append((number, line))
+        var strings = ScanLineParser.StringCache()
+        data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
+            guard let base = all.baseAddress else { return }
+            var number = 0
+            var start = 0
+            while start <= all.count {
+                // One line: up to the next newline (memchr), or the end.
+                let remaining = all.count - start
+                let newline = remaining > 0 ? memchr(base + start, Int32(UInt8(ascii: "\n")), remaining) : nil
+                let end = newline.map { UnsafeRawPointer($0) - base } ?? all.count
+                number += 1
+                let raw = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                start = end + 1
+                guard raw.contains(where: { !Self.isWhitespace($0) && $0 != UInt8(ascii: "\n") }) else { continue }
+                do {
+                    let line = try ScanLineParser.parse(raw, strings: &strings)
+                        ?? JSONDecoder().decode(ScanLine.self, from: Data(raw))
+                    if let problem = line.problem(validRSSI: validRSSI) {
+                        errors.append(LineError(line: number, message: problem))
+                    } else {
+                        lines.append((number, line))
+                    }
+                } catch let error as DecodingError {
+                    errors.append(LineError(line: number, message: Self.explain(error)))
+                } catch {
+                    errors.append(LineError(line: number, message: "\(error)"))
                 }
-            } catch let error as DecodingError {
-                errors.append(LineError(line: number, message: Self.explain(error)))
-            } catch {
-                errors.append(LineError(line: number, message: "\(error)"))
             }
         }
         return (lines, errors)

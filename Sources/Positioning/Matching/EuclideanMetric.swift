@@ -238,7 +238,6 @@ struct SquaredDifferenceSums {
                     }
                 }
             case .simd:
-                let lanes = RadioMap.lanes
                 let presentBlocks = UnsafeRawPointer(present.baseAddress!)
                 for (index, query) in queries.enumerated() {
                     let queryPresent = Vector(repeating: query.presentCount)
