@@ -31,35 +31,71 @@ public struct ScanLogDecoder: Sendable {
     /// - Returns: the lines, each with its 1-based line number, and the lines that failed. Callers
     ///   decide whether one bad line spoils the file (the default) or is skipped and counted.
     public func decode(_ data: Data) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
+        data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
+            // Large logs are cut at line boundaries into one chunk per core, decoded at once.
+            let cores = all.count >= 1 << 20 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+            guard cores > 1, let base = all.baseAddress else { return decode(all, firstLineNumber: 1) }
+            var bounds = [0]
+            for part in 1..<cores {
+                let guess = max(bounds[bounds.count - 1], all.count * part / cores)
+                let newline = memchr(base + guess, Int32(UInt8(ascii: "\n")), all.count - guess)
+                bounds.append(newline.map { UnsafeRawPointer($0) - base + 1 } ?? all.count)
+            }
+            bounds.append(all.count)
+            // Line numbers continue across chunks: count the newlines before each one.
+            var firstLines = [1]
+            for part in 0..<(cores - 1) {
+                let chunk = UnsafeRawBufferPointer(rebasing: all[bounds[part]..<bounds[part + 1]])
+                firstLines.append(firstLines[part] + chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) })
+            }
+            let results = UnsafeMutableBufferPointer<(lines: [(number: Int, line: ScanLine)], errors: [LineError])>.allocate(capacity: cores)
+            defer { results.deallocate() }
+            // Each part reads its own chunk and writes its own result slot.
+            let shared = UncheckedSendableBox((results: results, input: all, bounds: bounds, firstLines: firstLines))
+            DispatchQueue.concurrentPerform(iterations: cores) { part in
+                let context = shared.value
+                let chunk = UnsafeRawBufferPointer(rebasing: context.input[context.bounds[part]..<context.bounds[part + 1]])
+                (context.results.baseAddress! + part).initialize(to: decode(chunk, firstLineNumber: context.firstLines[part]))
+            }
+            var lines: [(number: Int, line: ScanLine)] = []
+            var errors: [LineError] = []
+            for part in 0..<cores {
+                lines += results[part].lines
+                errors += results[part].errors
+            }
+            _ = results.deinitialize()
+            return (lines, errors)
+        }
+    }
+
+    /// Decodes the lines of one chunk, numbering them from `firstLineNumber`.
+    private func decode(_ all: UnsafeRawBufferPointer, firstLineNumber: Int) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
         var lines: [(Int, ScanLine)] = []
         var errors: [LineError] = []
         var strings = ScanLineParser.StringCache()
-        data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
-            guard let base = all.baseAddress else { return }
-            var number = 0
-            var start = 0
-            while start <= all.count {
-                // One line: up to the next newline (memchr), or the end.
-                let remaining = all.count - start
-                let newline = remaining > 0 ? memchr(base + start, Int32(UInt8(ascii: "\n")), remaining) : nil
-                let end = newline.map { UnsafeRawPointer($0) - base } ?? all.count
-                number += 1
-                let raw = UnsafeRawBufferPointer(rebasing: all[start..<end])
-                start = end + 1
-                guard raw.contains(where: { !Self.isWhitespace($0) && $0 != UInt8(ascii: "\n") }) else { continue }
-                do {
-                    let line = try ScanLineParser.parse(raw, strings: &strings)
-                        ?? JSONDecoder().decode(ScanLine.self, from: Data(raw))
-                    if let problem = line.problem(validRSSI: validRSSI) {
-                        errors.append(LineError(line: number, message: problem))
-                    } else {
-                        lines.append((number, line))
-                    }
-                } catch let error as DecodingError {
-                    errors.append(LineError(line: number, message: Self.explain(error)))
-                } catch {
-                    errors.append(LineError(line: number, message: "\(error)"))
+        guard let base = all.baseAddress else { return (lines, errors) }
+        var number = firstLineNumber - 1
+        var start = 0
+        while start < all.count {
+            // One line: up to the next newline (memchr), or the end.
+            let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), all.count - start)
+            let end = newline.map { UnsafeRawPointer($0) - base } ?? all.count
+            number += 1
+            let raw = UnsafeRawBufferPointer(rebasing: all[start..<end])
+            start = end + 1
+            guard raw.contains(where: { !Self.isWhitespace($0) }) else { continue }
+            do {
+                let line = try ScanLineParser.parse(raw, strings: &strings)
+                    ?? JSONDecoder().decode(ScanLine.self, from: Data(raw))
+                if let problem = line.problem(validRSSI: validRSSI) {
+                    errors.append(LineError(line: number, message: problem))
+                } else {
+                    lines.append((number, line))
                 }
+            } catch let error as DecodingError {
+                errors.append(LineError(line: number, message: Self.explain(error)))
+            } catch {
+                errors.append(LineError(line: number, message: "\(error)"))
             }
         }
         return (lines, errors)
@@ -121,4 +157,10 @@ extension ScanLine {
         if (x == nil) != (y == nil) { return "fields 'x' and 'y' must be given together" }
         return nil
     }
+}
+
+/// Shares a buffer with the parts of one computation that write disjoint elements of it.
+private struct UncheckedSendableBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
