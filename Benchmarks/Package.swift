@@ -34,5 +34,15 @@ let package = Package(
             path: "Benchmarks/Matcher",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "Store",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Positioning", package: "beaconfix"),
+                .product(name: "FingerprintStore", package: "beaconfix"),
+            ],
+            path: "Benchmarks/Store",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 public import Positioning
 
 /// A venue's survey as of one revision: what the daemon and the CLI build a ``RadioMap`` from.
@@ -34,31 +35,54 @@ extension FingerprintStore {
             for (beacon, id) in try beaconIndex(venueID, db) { beacons[id] = beacon }
 
             var fingerprints: [(spot: Int, fingerprint: Fingerprint)] = []
-            var currentID: Int64?
-            var currentSpot = 0
-            var current = Fingerprint(entries: [:], sampleCount: 0)
-            func flush() {
-                if currentID != nil, !current.entries.isEmpty {
-                    fingerprints.append((currentSpot, current.rescaled(with: scale)))
-                }
+            // The hot read of a revision reload: stepped through SQLite's API (GRDB's rows box every value).
+            var fingerprintRows: [Int64: (spot: Int, samples: Int)] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT f.id, f.spotId, f.sampleCount FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
+                """, arguments: [venueID]) {
+                fingerprintRows[row[0]] = (spotIndex[row[1]]!, row[2])
             }
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT f.id, f.spotId, f.sampleCount, e.beaconId, e.relativePower, e.meanRSSI, e.dispersion, e.visibility
-                FROM fingerprint f JOIN spot s ON s.id = f.spotId
-                LEFT JOIN fingerprintEntry e ON e.fingerprintId = f.id
-                WHERE s.venueId = ? ORDER BY f.id
-                """, arguments: [venueID])
-            while let row = try cursor.next() {
-                let id: Int64 = row[0]
+            // Entries in primary-key order, so each fingerprint's are contiguous and SQLite need not sort.
+            let statement = try db.makeStatement(sql: """
+                SELECT e.fingerprintId, e.beaconId, e.meanRSSI, e.dispersion, e.visibility
+                FROM fingerprintEntry e
+                WHERE e.fingerprintId IN (SELECT f.id FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?)
+                ORDER BY e.fingerprintId
+                """)
+            try statement.setArguments([venueID])
+            let sqlite = statement.sqliteStatement
+            var currentID: Int64?
+            var currentSpot = 0, currentSamples = 0
+            var entries: [(BeaconID, FingerprintEntry)] = []
+            func flush() {
+                guard currentID != nil, let strongest = entries.map(\.1.meanRSSI).max() else { return }
+                var dictionary: [BeaconID: FingerprintEntry] = [:]
+                dictionary.reserveCapacity(entries.count)
+                for (beacon, var entry) in entries {
+                    // Relative powers among the active beacons, as a live scan would compute them.
+                    entry.relativePower = scale.relativePower(rssi: entry.meanRSSI, strongest: strongest)
+                    dictionary[beacon] = entry
+                }
+                fingerprints.append((currentSpot, Fingerprint(entries: dictionary, sampleCount: currentSamples)))
+            }
+            while true {
+                let code = sqlite3_step(sqlite)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                let id = sqlite3_column_int64(sqlite, 0)
                 if id != currentID {
                     flush()
+                    entries.removeAll(keepingCapacity: true)
                     currentID = id
-                    currentSpot = spotIndex[row[1]]!
-                    current = Fingerprint(entries: [:], sampleCount: row[2])
+                    (currentSpot, currentSamples) = fingerprintRows[id]!
                 }
-                guard let beaconRow: Int64 = row[3], let beacon = beacons[beaconRow] else { continue }
-                current.entries[beacon] = FingerprintEntry(
-                    relativePower: Float(row[4] as Double), meanRSSI: row[5], dispersion: row[6], visibility: row[7])
+                // Entries of retired beacons are left out (they have no identity in `beacons`).
+                guard let beacon = beacons[sqlite3_column_int64(sqlite, 1)] else { continue }
+                entries.append((beacon, FingerprintEntry(
+                    relativePower: 0, meanRSSI: sqlite3_column_double(sqlite, 2), dispersion: sqlite3_column_double(sqlite, 3),
+                    visibility: sqlite3_column_double(sqlite, 4))))
             }
             flush()
             return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), fingerprints: fingerprints)
