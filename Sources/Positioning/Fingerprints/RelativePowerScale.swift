@@ -25,7 +25,8 @@ public struct DecibelScale: RelativePowerScale, Hashable {
 
     public func relativePower(rssi: Double, strongest: Double) -> Float {
         let linear = min(1, max(0, 1 - (strongest - rssi) / dynamicRange))
-        return Float(exponent == 1 ? linear : pow(linear, exponent))
+        // The usual exponents without pow(), which costs as much as the rest of a fingerprint.
+        return Float(exponent == 1 ? linear : exponent == 2 ? linear * linear : pow(linear, exponent))
     }
 }
 

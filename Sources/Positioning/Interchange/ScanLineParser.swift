@@ -12,7 +12,7 @@ import Darwin
 /// Anything it does not handle by itself (escaped strings, a missing or mistyped field, broken JSON)
 /// returns nil, and ``ScanLogDecoder`` decodes that line with `JSONDecoder`, which produces the exact
 /// error message. So the fast path changes speed, never results: tests hold it to `JSONDecoder`.
-struct ScanLineParser {
+public struct ScanLineParser {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var strings: StringCache
@@ -52,7 +52,54 @@ struct ScanLineParser {
         return parser.line()
     }
 
+    /// Parses `{"samples": [sample, ...]}`, the body of positiond's sample routes, where a sample is a
+    /// scan-log line whose `t` and `device` may be missing; nil when the body needs `JSONDecoder`.
+    public static func parseSamplesDocument(_ bytes: UnsafeRawBufferPointer) -> [(t: Double?, device: String?, beacons: [ScanLine.BeaconReading])]? {
+        var parser = ScanLineParser(bytes, strings: StringCache())
+        return parser.samplesDocument()
+    }
+
+    private mutating func samplesDocument() -> [(t: Double?, device: String?, beacons: [ScanLine.BeaconReading])]? {
+        var samples: [(t: Double?, device: String?, beacons: [ScanLine.BeaconReading])]?
+        guard consume(UInt8(ascii: "{")), !consume(UInt8(ascii: "}")) else { return nil }
+        repeat {
+            guard let raw = plainStringBytes(), consume(UInt8(ascii: ":")) else { return nil }
+            if raw.count == 7, memcmp(raw.baseAddress!, "samples", 7) == 0 {
+                guard samples == nil, consume(UInt8(ascii: "[")) else { return nil }
+                var list: [(t: Double?, device: String?, beacons: [ScanLine.BeaconReading])] = []
+                if !consume(UInt8(ascii: "]")) {
+                    repeat {
+                        guard let sample = object() else { return nil }
+                        list.append((sample.t, sample.device, sample.beacons ?? []))
+                        if sample.beacons == nil { return nil }
+                    } while consume(UInt8(ascii: ","))
+                    guard consume(UInt8(ascii: "]")) else { return nil }
+                }
+                samples = list
+            } else {
+                guard skipValue() else { return nil }
+            }
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "}")), atEnd() else { return nil }
+        return samples
+    }
+
     private mutating func line() -> ScanLine? {
+        guard let fields = object(), atEnd(), let t = fields.t, let device = fields.device, let beacons = fields.beacons else {
+            return nil
+        }
+        return ScanLine(
+            t: t, device: device, spot: fields.spot ?? nil, x: fields.x ?? nil, y: fields.y ?? nil, floor: fields.floor ?? nil,
+            beacons: beacons)
+    }
+
+    /// The fields of one sample object, each nil when absent (`.some(nil)` when `null`).
+    private struct Fields {
+        var t: Double?, device: String?, spot: String??, x: Double??, y: Double??, floor: Int??
+        var beacons: [ScanLine.BeaconReading]?
+    }
+
+    private mutating func object() -> Fields? {
         var t: Double?, device: String?, spot: String??, x: Double??, y: Double??, floor: Int??
         var beacons: [ScanLine.BeaconReading]?
         guard consume(UInt8(ascii: "{")) else { return nil }
@@ -70,8 +117,8 @@ struct ScanLineParser {
             default: guard skipValue() else { return nil }
             }
         } while consume(UInt8(ascii: ","))
-        guard consume(UInt8(ascii: "}")), atEnd(), let t, let device, let beacons else { return nil }
-        return ScanLine(t: t, device: device, spot: spot ?? nil, x: x ?? nil, y: y ?? nil, floor: floor ?? nil, beacons: beacons)
+        guard consume(UInt8(ascii: "}")) else { return nil }
+        return Fields(t: t, device: device, spot: spot, x: x, y: y, floor: floor, beacons: beacons)
     }
 
     private mutating func readings() -> [ScanLine.BeaconReading]? {
@@ -183,16 +230,25 @@ struct ScanLineParser {
         }
     }
 
-    /// A key and its colon, without allocating a string.
+    /// A key and its colon, without allocating a string: dispatched on length and first byte, then checked.
     private mutating func keyBytes() -> Key? {
         guard let raw = plainStringBytes(), consume(UInt8(ascii: ":")) else { return nil }
-        for key in Key.allCases where key != .other {
-            let name = key.name
-            if name.utf8CodeUnitCount == raw.count, raw.count == 0 || memcmp(name.utf8Start, raw.baseAddress!, raw.count) == 0 {
-                return key
-            }
+        guard let first = raw.first else { return .other }
+        let candidate: Key = switch (raw.count, first) {
+        case (1, UInt8(ascii: "t")): .t
+        case (1, UInt8(ascii: "x")): .x
+        case (1, UInt8(ascii: "y")): .y
+        case (4, UInt8(ascii: "u")): .uuid
+        case (4, UInt8(ascii: "r")): .rssi
+        case (4, UInt8(ascii: "s")): .spot
+        case (5, UInt8(ascii: "m")): raw[1] == UInt8(ascii: "a") ? .major : .minor
+        case (5, UInt8(ascii: "f")): .floor
+        case (6, UInt8(ascii: "d")): .device
+        case (7, UInt8(ascii: "b")): .beacons
+        default: .other
         }
-        return .other
+        guard candidate != .other, memcmp(candidate.name.utf8Start, raw.baseAddress!, raw.count) == 0 else { return .other }
+        return candidate
     }
 
     /// A JSON number, converted by `strtod` (correctly rounded, like Foundation).

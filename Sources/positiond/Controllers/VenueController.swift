@@ -36,9 +36,10 @@ struct VenueController {
         let venue = try catalog.snapshot(for: request, context)
         let samples = try await parser.samples(of: request, context: context, device: "anonymous")
         // Within one request a frozen beacon can only show in long bursts; the tracked route keeps history.
-        let live = StuckBeaconDetector.removingStuckReadings(
-            from: samples.map(configuration.builder.cleaner.clean), minimumRepeats: configuration.tracking.stuckRepeats
-        ).samples
+        let cleaned = samples.map(configuration.builder.cleaner.clean)
+        let live = cleaned.count < configuration.tracking.stuckRepeats
+            ? cleaned
+            : StuckBeaconDetector.removingStuckReadings(from: cleaned, minimumRepeats: configuration.tracking.stuckRepeats).samples
         let query = try knownBeacons(in: live, venue: venue, builder: configuration.builder, outcomes: outcomes)
         let result = configuration.locator.locate(query, in: venue.map)
         (result.position == nil ? outcomes.unknown : outcomes.located).increment()
