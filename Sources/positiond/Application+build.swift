@@ -31,10 +31,6 @@ func buildApplication(
     let devices = DeviceRegistry(
         capacity: settings.maximumDevices, idleTimeout: settings.deviceIdleTimeout, configuration: configuration.tracking)
     let parser = SampleParser(settings: settings)
-    // Every gauge and counter exists from the start, so dashboards and alerts see 0 rather than nothing.
-    Observability.devicesTracked.record(0)
-    Observability.liveConnections.record(0)
-    Observability.liveDropped.increment(by: 0)
 
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(RequestIDMiddleware())

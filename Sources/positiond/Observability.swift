@@ -35,9 +35,11 @@ enum Observability {
         }
     }
 
-    static let devicesTracked = Metrics.Gauge(label: "beaconfix_devices_tracked")
-    static let liveConnections = Metrics.Gauge(label: "beaconfix_live_connections")
-    static let liveDropped = Metrics.Counter(label: "beaconfix_live_dropped_messages_total")
+    // Handles are made by the services that own them, when the application is built: a handle made
+    // before `MetricsSystem.bootstrap` would stay bound to the no-op backend for good.
+    static func devicesTracked() -> Metrics.Gauge { Metrics.Gauge(label: "beaconfix_devices_tracked") }
+    static func liveConnections() -> Metrics.Gauge { Metrics.Gauge(label: "beaconfix_live_connections") }
+    static func liveDropped() -> Metrics.Counter { Metrics.Counter(label: "beaconfix_live_dropped_messages_total") }
 
     static func radioMapRevision(venue: String) -> Metrics.Gauge {
         Metrics.Gauge(label: "beaconfix_radio_map_revision", dimensions: [("venue", venue)])

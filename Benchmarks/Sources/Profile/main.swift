@@ -20,6 +20,14 @@ case "record":
     let converting = try clock.measure {
         samples = try lines.map { LabelledSample(sample: try $0.line.sample(), truth: $0.line.groundTruth!) }
     }
+    let configurationForBuild = PositioningConfiguration()
+    let buildingOnly = clock.measure {
+        var report = CleaningReport()
+        for window in SampleWindows.windows(of: samples, size: configurationForBuild.surveyWindow) {
+            _ = try? configurationForBuild.builder.fingerprint(of: window.map(\.sample), report: &report)
+        }
+    }
+    print("fingerprints alone (windows, cleaning, building): \(buildingOnly)")
     let store = try FingerprintStore.inMemory()
     _ = try store.importVenue(venue)
     let configuration = PositioningConfiguration()

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import GRDB
 import GRDBSQLite
 public import Positioning
@@ -119,23 +119,21 @@ extension FingerprintStore {
             }
 
             let windows = SampleWindows.windows(of: kept, size: options.windowSize)
+            // Fingerprints are pure computation: built all at once, on every core, before the inserts.
+            let built = options.builder.fingerprints(ofWindows: windows.map { $0.map(\.sample) })
             var sessions: [String: Int64] = [:]
             var added: [String: Int] = [:]
-            var cleaning = CleaningReport()
+            let cleaning = built.cleaning
             var unusable = 0
-            let insertFingerprint = try db.cachedStatement(
-                sql: "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)")
+            let inserter = try EntryInserter(db)
             let now = Date()
             for (index, window) in windows.enumerated() {
                 if index % 1024 == 0 { progress?(index, windows.count) }
-                let first = window[0]
-                let fingerprint: Fingerprint
-                do {
-                    fingerprint = try options.builder.fingerprint(of: window.map(\.sample), report: &cleaning)
-                } catch {
+                guard case .success(let fingerprint) = built.results[index] else {
                     unusable += 1
                     continue
                 }
+                let first = window[0]
                 let spotName = first.truth.spot ?? "\(first.truth.x),\(first.truth.y),\(first.truth.floor)"
                 let spotID: Int64
                 if let known = spotRows[spotName] {
@@ -164,8 +162,9 @@ extension FingerprintStore {
                     sessionID = session.id!
                     sessions[device] = sessionID
                 }
-                try insertFingerprint.execute(arguments: [spotID, sessionID, device, first.sample.time, window.count])
-                try insertEntries(of: fingerprint, id: db.lastInsertedRowID, beaconRows: beaconRows, db)
+                let fingerprintID = try inserter.insertFingerprint(
+                    spot: spotID, session: sessionID, device: device, time: first.sample.time, sampleCount: window.count)
+                try inserter.insertEntries(of: fingerprint, id: fingerprintID, beaconRows: beaconRows)
                 added[spotName, default: 0] += 1
             }
             progress?(windows.count, windows.count)
@@ -191,41 +190,6 @@ extension FingerprintStore {
             "survey recorded",
             metadata: ["venue.id": "\(venueID)", "fingerprints": "\(summary.fingerprints)", "venue.revision": "\(summary.revision)"])
         return summary
-    }
-
-    /// Inserts a fingerprint's entries with multi-row statements: several times faster than a statement per
-    /// entry. Statements are cached by row count; at most 150 rows (900 parameters) go in one, under any
-    /// SQLite's limit on parameters.
-    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64], _ db: Database) throws {
-        let entries = Array(fingerprint.entries)
-        var start = 0
-        while start < entries.count {
-            let chunk = entries[start..<min(entries.count, start + 150)]
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO fingerprintEntry (fingerprintId, beaconId, relativePower, dispersion, meanRSSI, visibility) VALUES
-                """ + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))
-            // Bound and stepped straight through SQLite's API: GRDB's StatementArguments box every value, which
-            // cost more than the insert itself here. The statement is GRDB's (prepared, cached and finalized by
-            // it) and runs inside GRDB's transaction; nothing observes this table, so GRDB's execution hooks
-            // have nothing to do.
-            let sqlite = statement.sqliteStatement
-            sqlite3_reset(sqlite)
-            var parameter: Int32 = 1
-            for (beacon, entry) in chunk {
-                sqlite3_bind_int64(sqlite, parameter, id)
-                sqlite3_bind_int64(sqlite, parameter + 1, beaconRows[beacon]!)
-                sqlite3_bind_double(sqlite, parameter + 2, Double(entry.relativePower))
-                sqlite3_bind_double(sqlite, parameter + 3, entry.dispersion)
-                sqlite3_bind_double(sqlite, parameter + 4, entry.meanRSSI)
-                sqlite3_bind_double(sqlite, parameter + 5, entry.visibility)
-                parameter += 6
-            }
-            let code = sqlite3_step(sqlite)
-            guard code == SQLITE_DONE else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-            start += chunk.count
-        }
     }
 
     /// Active beacons of a venue by identity, with their row ids.
@@ -267,4 +231,88 @@ extension FingerprintStore {
 extension RecordSummary.SpotCoverage {
     /// Fewer than 3 fingerprints, or fingerprints that typically see fewer than 3 beacons.
     public var needsRevisit: Bool { total < 3 || medianBeacons < 3 }
+}
+
+/// Inserts fingerprints and their entries through SQLite's API, bypassing GRDB's `StatementArguments`,
+/// which box every value and cost more than the inserts themselves here (about 16 entries per
+/// fingerprint, tens of thousands of fingerprints per survey).
+///
+/// The statements are GRDB's (prepared, cached and finalized by it) and run inside GRDB's transaction;
+/// nothing observes these tables, so GRDB's execution hooks have nothing to do.
+struct EntryInserter {
+    /// At most 150 rows (900 parameters) per statement: under any SQLite's limit on parameters.
+    static let maximumRowsPerStatement = 150
+
+    let db: Database
+    let fingerprintStatement: Statement
+
+    init(_ db: Database) throws {
+        self.db = db
+        fingerprintStatement = try db.cachedStatement(
+            sql: "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)")
+    }
+
+    /// Inserts one fingerprint row and returns its id.
+    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64 {
+        let sqlite = fingerprintStatement.sqliteStatement
+        sqlite3_reset(sqlite)
+        sqlite3_bind_int64(sqlite, 1, spot)
+        sqlite3_bind_int64(sqlite, 2, session)
+        sqlite3_bind_double(sqlite, 4, time)
+        sqlite3_bind_int64(sqlite, 5, Int64(sampleCount))
+        // SQLITE_STATIC (nil): SQLite reads the text during the step, while the pointer is valid, and the
+        // binding is cleared before the pointer goes away.
+        var device = device
+        let code = device.withUTF8 { text in
+            text.withMemoryRebound(to: CChar.self) { text in
+                sqlite3_bind_text(sqlite, 3, text.baseAddress, Int32(text.count), nil)
+                defer { sqlite3_clear_bindings(sqlite) }
+                return sqlite3_step(sqlite)
+            }
+        }
+        try check(code, fingerprintStatement)
+        return db.lastInsertedRowID
+    }
+
+    /// Inserts a fingerprint's entries with multi-row statements: several times faster than a statement
+    /// per entry. Statements are cached by row count.
+    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws {
+        var remaining = fingerprint.entries.count
+        var entries = fingerprint.entries.makeIterator()
+        while remaining > 0 {
+            let rows = min(remaining, Self.maximumRowsPerStatement)
+            let statement = try db.cachedStatement(sql: Self.entrySQL(rows: rows))
+            let sqlite = statement.sqliteStatement
+            sqlite3_reset(sqlite)
+            var parameter: Int32 = 1
+            for _ in 0..<rows {
+                let (beacon, entry) = entries.next()!
+                sqlite3_bind_int64(sqlite, parameter, id)
+                sqlite3_bind_int64(sqlite, parameter + 1, beaconRows[beacon]!)
+                sqlite3_bind_double(sqlite, parameter + 2, Double(entry.relativePower))
+                sqlite3_bind_double(sqlite, parameter + 3, entry.dispersion)
+                sqlite3_bind_double(sqlite, parameter + 4, entry.meanRSSI)
+                sqlite3_bind_double(sqlite, parameter + 5, entry.visibility)
+                parameter += 6
+            }
+            try check(sqlite3_step(sqlite), statement)
+            remaining -= rows
+        }
+    }
+
+    private func check(_ code: Int32, _ statement: Statement) throws {
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                sql: statement.sql)
+        }
+    }
+
+    /// The multi-row insert for `rows` entries, built once per row count.
+    private static let entrySQLByRows: [String] = (0...maximumRowsPerStatement).map { rows in
+        "INSERT INTO fingerprintEntry (fingerprintId, beaconId, relativePower, dispersion, meanRSSI, visibility) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+    }
+
+    static func entrySQL(rows: Int) -> String { entrySQLByRows[rows] }
 }

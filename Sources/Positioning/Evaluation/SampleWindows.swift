@@ -8,9 +8,13 @@ public struct LabelledSample: Hashable, Sendable {
         self.truth = truth
     }
 
-    /// What groups consecutive samples into one place: the device and the spot (or its coordinates).
-    var placeKey: String {
-        "\(sample.device)\u{1F}\(truth.spot ?? "\(truth.x),\(truth.y),\(truth.floor)")"
+    /// Whether `other` was taken by the same device at the same place: the same spot name, or, for
+    /// samples without one, the same coordinates. This is what groups consecutive samples into windows.
+    func isSamePlace(as other: LabelledSample) -> Bool {
+        guard sample.device == other.sample.device else { return false }
+        if let spot = truth.spot { return other.truth.spot == spot }
+        return other.truth.spot == nil && other.truth.x == truth.x && other.truth.y == truth.y
+            && other.truth.floor == truth.floor
     }
 }
 
@@ -22,14 +26,13 @@ public enum SampleWindows {
     public static func windows(of samples: [LabelledSample], size: Int) -> [[LabelledSample]] {
         precondition(size >= 1, "a window holds at least one sample")
         var windows: [[LabelledSample]] = []
+        windows.reserveCapacity(samples.count / size + 1)
         var current: [LabelledSample] = []
-        var currentKey: String?
+        current.reserveCapacity(size)
         for sample in samples {
-            let key = sample.placeKey
-            if key != currentKey || current.count == size {
-                if !current.isEmpty { windows.append(current) }
-                current = []
-                currentKey = key
+            if let first = current.first, current.count == size || !first.isSamePlace(as: sample) {
+                windows.append(current)
+                current.removeAll(keepingCapacity: true)
             }
             current.append(sample)
         }

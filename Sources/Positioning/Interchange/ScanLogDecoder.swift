@@ -160,7 +160,7 @@ extension ScanLine {
 }
 
 /// Shares a buffer with the parts of one computation that write disjoint elements of it.
-private struct UncheckedSendableBox<Value>: @unchecked Sendable {
+struct UncheckedSendableBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Positioning
 import Synchronization
 
@@ -28,6 +29,7 @@ final class DeviceRegistry: Sendable {
     private let shardCapacity: Int
     let idleTimeout: Duration
     let configuration: TrackerConfiguration
+    private let trackedGauge: Metrics.Gauge
 
     init(capacity: Int, idleTimeout: Duration, configuration: TrackerConfiguration, shards: Int = 16) {
         let count = max(1, min(shards, capacity))
@@ -35,6 +37,9 @@ final class DeviceRegistry: Sendable {
         shardCapacity = max(1, capacity / count)
         self.idleTimeout = idleTimeout
         self.configuration = configuration
+        trackedGauge = Observability.devicesTracked()
+        // Dashboards and alerts see 0 from the start rather than nothing.
+        trackedGauge.record(0)
     }
 
     private func shard(for key: Key) -> Shard {
@@ -57,7 +62,7 @@ final class DeviceRegistry: Sendable {
             }
             return try update(&entry.tracker)
         }
-        Observability.devicesTracked.record(count)
+        trackedGauge.record(count)
         return result
     }
 
@@ -80,7 +85,7 @@ final class DeviceRegistry: Sendable {
                 return before - entries.count
             }
         }
-        Observability.devicesTracked.record(count)
+        trackedGauge.record(count)
         return forgotten
     }
 

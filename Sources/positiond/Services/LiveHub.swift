@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Positioning
 import Synchronization
 
@@ -30,9 +31,16 @@ final class LiveHub: Sendable {
 
     private let subscribers = Mutex<[UUID: Subscriber]>([:])
     let bufferSize: Int
+    private let connectionsGauge: Metrics.Gauge
+    private let droppedCounter: Metrics.Counter
 
     init(bufferSize: Int) {
         self.bufferSize = bufferSize
+        connectionsGauge = Observability.liveConnections()
+        droppedCounter = Observability.liveDropped()
+        // Dashboards and alerts see 0 from the start rather than nothing.
+        connectionsGauge.record(0)
+        droppedCounter.increment(by: 0)
     }
 
     /// A stream of the venue's messages (only `device`'s and venue-wide ones when a device is given).
@@ -41,14 +49,14 @@ final class LiveHub: Sendable {
         let (stream, continuation) = AsyncStream<LiveMessage>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
         subscribers.withLock { $0[id] = Subscriber(venue: venue, device: device, continuation: continuation) }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        Observability.liveConnections.record(subscriberCount)
+        connectionsGauge.record(subscriberCount)
         return (id, stream)
     }
 
     func unsubscribe(_ id: UUID) {
         let removed = subscribers.withLock { $0.removeValue(forKey: id) }
         removed?.continuation.finish()
-        Observability.liveConnections.record(subscriberCount)
+        connectionsGauge.record(subscriberCount)
     }
 
     var subscriberCount: Int { subscribers.withLock { $0.count } }
@@ -60,7 +68,7 @@ final class LiveHub: Sendable {
         }
         for subscriber in targets {
             if case .dropped = subscriber.continuation.yield(message) {
-                Observability.liveDropped.increment()
+                droppedCounter.increment()
             }
         }
     }
