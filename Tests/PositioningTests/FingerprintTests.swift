@@ -51,6 +51,31 @@ struct FingerprintTests {
         #expect(fingerprint.entries[Fixtures.beacon(5)]?.relativePower == 1)
     }
 
+    @Test("a batch of windows, built on every core, equals building them one by one, in order")
+    func batchEqualsOneByOne() {
+        // Given 700 windows (enough to be split across cores), some of them unusable
+        var generator = SeededGenerator(seed: 11)
+        let windows: [[Sample]] = (0..<700).map { index in
+            if index % 97 == 0 { return [Fixtures.sample([1: 0, 2: .nan])] }
+            return (0..<3).map { time in
+                let readings = Dictionary(uniqueKeysWithValues: (1...12).compactMap { minor -> (UInt16, Double)? in
+                    Double.random(in: 0..<1, using: &generator) < 0.7 ? (UInt16(minor), Double(Int.random(in: -100 ... -45, using: &generator))) : nil
+                })
+                return Fixtures.sample(readings, time: Double(time))
+            }
+        }
+        // When they are built as a batch and one by one
+        let batch = builder.fingerprints(ofWindows: windows)
+        var cleaning = CleaningReport()
+        let oneByOne = windows.map { window in
+            Result { () throws(FingerprintError) in try builder.fingerprint(of: window, report: &cleaning) }
+        }
+        // Then results, their order and the cleaning counts agree
+        #expect(batch.results == oneByOne)
+        #expect(batch.cleaning == cleaning)
+        #expect(batch.results.filter { (try? $0.get()) == nil }.count == 8)
+    }
+
     @Test("no samples, or samples with nothing usable, are errors")
     func emptyInput() {
         #expect(throws: FingerprintError.noSamples) { try builder.fingerprint(of: []) }
