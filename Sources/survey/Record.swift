@@ -42,14 +42,12 @@ extension Survey {
         func run() async throws {
             let fingerprintStore = try store.open()
             _ = try fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
-            let input = try ScanLogInput(path: file, skipBad: skipBad, requireGroundTruth: true)
-            let progress = ProgressReporter(label: "recording")
+            let input = try ScanLogStream(path: file, skipBad: skipBad)
             let summary = try fingerprintStore.record(
-                try input.labelledSamples(), into: venue,
+                from: input, into: venue,
                 options: RecordOptions(
                     windowSize: window, operator: surveyor, sourceFile: file == "-" ? nil : file,
-                    addUnknownBeacons: addUnknownBeacons, builder: PositioningConfiguration().builder),
-                progress: { done, total in if total >= 2048 { progress.report(done, total) } })
+                    addUnknownBeacons: addUnknownBeacons, builder: PositioningConfiguration().builder))
             if output.json { return try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped)) }
             print(summary.text(skipped: input.skipped))
         }

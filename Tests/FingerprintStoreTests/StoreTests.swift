@@ -111,6 +111,87 @@ struct StoreTests {
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries.count == 3 })
     }
 
+    @Test("a second recording's coverage counts the spot's earlier fingerprints and its new ones")
+    func coverageAcrossRecordings() throws {
+        // Given the hall surveyed once (2 fingerprints of 3 beacons per spot)
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        // When spot "a" gets 2 more fingerprints, which hear only 2 beacons
+        let more = StoreFixtures.samples(at: "a", x: 0, count: 6, rssi: [1: -60, 2: -70], start: 100)
+        let summary = try store.record(more, into: "hall", options: StoreFixtures.options)
+        // Then the summary counts 4 fingerprints at "a", 2 of them new, and agrees with the stats
+        let a = try #require(summary.spots.first { $0.spot == "a" })
+        #expect(a.added == 2)
+        #expect(a.total == 4)
+        #expect(a.medianBeacons == 3)
+        #expect(summary.spots.map(\.spot) == ["a"])
+        #expect(summary.spotsToRevisit == ["b", "c"])
+        #expect(try store.stats(of: "hall").thinSpots.map(\.spot) == summary.spotsToRevisit)
+    }
+
+    /// Hands samples over a few at a time, and fails at chunk `failingAt` when given.
+    struct ChunkedSamples: LabelledSampleSource {
+        struct Failure: Error {}
+        var samples: [LabelledSample]
+        var chunkSize: Int
+        var failingAt: Int?
+        var chunksGiven = 0
+
+        mutating func nextChunk() throws -> [LabelledSample]? {
+            if chunksGiven == failingAt { throw Failure() }
+            guard !samples.isEmpty else { return nil }
+            defer { chunksGiven += 1 }
+            let chunk = Array(samples.prefix(chunkSize))
+            samples.removeFirst(chunk.count)
+            return chunk
+        }
+    }
+
+    @Test("a log recorded chunk by chunk stores what the whole log at once stores", arguments: [1, 2, 5, 7])
+    func chunkedRecording(chunkSize: Int) throws {
+        // Given the hall twice, and a log with an empty scan and an unknown beacon
+        var samples = StoreFixtures.survey
+        samples.insert(LabelledSample(sample: Sample(device: "phone", time: 5.5, readings: []), truth: GroundTruth(spot: "a", x: 0, y: 0, floor: 0)), at: 4)
+        samples[8].sample.readings.append(Reading(beacon: StoreFixtures.beacon(42), rssi: -80))
+        let whole = try FingerprintStore.inMemory()
+        let chunked = try FingerprintStore.inMemory()
+        _ = try whole.importVenue(StoreFixtures.venue)
+        _ = try chunked.importVenue(StoreFixtures.venue)
+        // When one records the log at once and the other in chunks
+        let expected = try whole.record(samples, into: "hall", options: StoreFixtures.options)
+        let summary = try chunked.record(
+            from: ChunkedSamples(samples: samples, chunkSize: chunkSize), into: "hall", options: StoreFixtures.options)
+        // Then summaries and stored fingerprints agree
+        #expect(summary == expected)
+        #expect(summary.fingerprints == 6)
+        // (the sessions' recording times aside: each store stamps its own)
+        func stored(_ store: FingerprintStore) throws -> [ExportedFingerprint] {
+            try store.exportFingerprints(of: "hall").map { fingerprint in
+                var fingerprint = fingerprint
+                fingerprint.session.recordedAt = 0
+                return fingerprint
+            }
+        }
+        #expect(try stored(chunked) == stored(whole))
+    }
+
+    @Test("a log that fails after some chunks were stored leaves the database exactly as before")
+    func failedChunkedRecording() throws {
+        // Given a recorded hall
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        let before = try StoreFixtures.snapshot(store)
+        // When a second log fails at its third chunk, after two chunks' fingerprints were written
+        let source = ChunkedSamples(samples: StoreFixtures.survey, chunkSize: 6, failingAt: 2)
+        #expect(throws: ChunkedSamples.Failure.self) {
+            try store.record(from: source, into: "hall", options: StoreFixtures.options)
+        }
+        // Then nothing changed
+        #expect(try StoreFixtures.snapshot(store) == before)
+    }
+
     @Test("unknown beacons are added on request, and spots missing from the venue are created")
     func addsUnknownBeaconsAndSpots() throws {
         let store = try FingerprintStore.inMemory()

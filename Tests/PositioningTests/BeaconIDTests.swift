@@ -1,5 +1,5 @@
 import Foundation
-import Positioning
+@testable import Positioning
 import Testing
 
 @Suite("BeaconID")
@@ -28,6 +28,26 @@ struct BeaconIDTests {
             _ = try BeaconID(parsing: text)
         } catch {
             #expect(error.description.contains(message))
+        }
+    }
+
+    @Test("the parsing cache gives each text its own UUID and remembers only good parses")
+    func parsingCache() throws {
+        // Given a cache and texts that repeat, change case, change value and break
+        var cache = UUIDParsingCache()
+        let upper = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+        let other = "B9407F30-F5F8-466E-AFF9-25556B57FE6D"
+        // Then every answer is the plain parser's
+        for text in [upper, upper, upper.lowercased(), other, "E2C5", other, "", upper] {
+            #expect(cache.parse(text) == UUID(uuidString: text), "\(text)")
+        }
+        var uuids = UUIDParsingCache()
+        #expect(throws: BeaconIDError.invalidUUID("nope")) {
+            try BeaconID(uuidString: "nope", major: 1, minor: 2, cache: &uuids)
+        }
+        #expect(try BeaconID(uuidString: upper, major: 1, minor: 2, cache: &uuids) == BeaconID(uuidString: upper, major: 1, minor: 2))
+        #expect(throws: BeaconIDError.outOfRange(field: "minor", value: 70000)) {
+            try BeaconID(uuidString: upper, major: 1, minor: 70000, cache: &uuids)
         }
     }
 

@@ -26,6 +26,34 @@ struct EvaluationTests {
         #expect(SampleWindows.windows(of: samples, size: 1).count == 5)
     }
 
+    @Test("windows built from pieces of a log are the windows of the whole log", arguments: [1, 2, 3, 5])
+    func windowsFromPieces(size: Int) {
+        // Given 200 samples of 3 devices moving between spots, one with coordinates only
+        var generator = SeededGenerator(seed: 3)
+        let samples = (0..<200).map { index in
+            let device = "phone-\(Int.random(in: 0..<2, using: &generator))"
+            let spot: String? = index / 17 % 4 == 3 ? nil : "s\(index / 17)"
+            return LabelledSample(
+                sample: Sample(device: device, time: Double(index), readings: []),
+                truth: GroundTruth(spot: spot, x: Double(index / 17), y: 0, floor: 0))
+        }
+        let whole = SampleWindows.windows(of: samples, size: size)
+        // When fed in pieces of random lengths
+        var windower = SampleWindower(size: size)
+        var windows: [[LabelledSample]] = []
+        var start = 0
+        while start < samples.count {
+            let end = min(samples.count, start + Int.random(in: 0...9, using: &generator))
+            windows += windower.add(Array(samples[start..<end]))
+            start = end
+        }
+        windows += windower.finish()
+        // Then the windows are the same, and none is lost or exceeds the size
+        #expect(windows == whole)
+        #expect(windows.reduce(0) { $0 + $1.count } == 200)
+        #expect(windows.allSatisfy { $0.count <= size })
+    }
+
     @Test("scan-log lines decode, and bad lines are reported with their number and field")
     func decodesScanLog() {
         let log = """

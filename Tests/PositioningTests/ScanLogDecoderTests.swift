@@ -50,4 +50,35 @@ struct ScanLogDecoderTests {
         #expect(decoded.lines.map(\.number) == (1...5000).filter { $0 != 1235 && $0 != 5000 })
         #expect(decoded.errors.map(\.line) == [1235, 5000])
     }
+
+    @Test("a log decoded piece by piece gives the lines, numbers and errors of the whole", arguments: [1, 100, 1000, 1 << 20])
+    func pieces(pieceBytes: Int) throws {
+        // Given the demo survey's first 300 lines with blank and broken lines, and no newline at the end
+        var lines = try Data(contentsOf: Self.demoLog).split(separator: UInt8(ascii: "\n")).prefix(300)
+            .map { String(decoding: $0, as: UTF8.self) }
+        lines[10] = ""
+        lines[11] = "   "
+        lines[150] = "{broken"
+        lines[299] = #"{"t": 1}"#
+        let data = Data(lines.joined(separator: "\n").utf8)
+        // When decoded whole and in pieces of about `pieceBytes`
+        let whole = ScanLogDecoder().decode(data)
+        var pieces = ScanLogDecoder.Pieces(data, pieceBytes: pieceBytes)
+        var lines2: [(number: Int, line: ScanLine)] = []
+        var errors: [ScanLogDecoder.LineError] = []
+        var count = 0
+        while let piece = pieces.next() {
+            lines2 += piece.lines
+            errors += piece.errors
+            count += 1
+        }
+        // Then both agree, and the pieces covered the whole log
+        #expect(lines2.map(\.number) == whole.lines.map(\.number))
+        #expect(lines2.map(\.line) == whole.lines.map(\.line))
+        #expect(errors == whole.errors)
+        #expect(errors.map(\.line) == [151, 300])
+        #expect(pieces.progress.done == data.count)
+        #expect(pieceBytes >= data.count ? count == 1 : count > 1)
+    }
 }
+

@@ -95,6 +95,38 @@ struct CommandTests {
         #expect(try revision() == 2)
     }
 
+    @Test("a log of several pieces is recorded whole, and bad lines past its first piece still leave the database unchanged")
+    func recordLongLog() throws {
+        // Given the hall and a 2 MB log (decoded and stored a piece at a time)
+        try importedHall()
+        let base = Self.surveyLog().split(separator: "\n").map(String.init)
+        let long = (0..<400).flatMap { _ in base }
+        #expect(long.joined(separator: "\n").utf8.count > 2 << 20)
+        let good = try write(long.joined(separator: "\n"), to: "long.jsonl")
+        // When recorded
+        let result = try survey("record", "--venue", "hall", "--json", good)
+        // Then every window of every copy is there
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""fingerprints" : 2400"#), "\(result.stdout)")
+        #expect(result.stdout.contains(#""samples" : 7200"#))
+        let before = try revision()
+        let statsBefore = try survey("stats", "--venue", "hall", "--json").stdout
+        // When the same log with lines 5,000 and 7,199 broken is recorded: the first piece (1 MB, some
+        // 3,500 lines) is stored before the bad lines are read
+        var broken = long
+        broken[4999] = "{not json"
+        broken[7198] = #"{"t": 1, "device": "phone", "beacons": []}"#
+        let bad = try write(broken.joined(separator: "\n"), to: "long-bad.jsonl")
+        let refused = try survey("record", "--venue", "hall", bad)
+        // Then the command names both lines and the database is as it was
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("2 malformed lines; nothing was written"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(bad):5000:"))
+        #expect(refused.stderr.contains("\(bad):7199: survey and test lines need their ground truth"))
+        #expect(try revision() == before)
+        #expect(try survey("stats", "--venue", "hall", "--json").stdout == statsBefore)
+    }
+
     @Test("record reads standard input with -")
     func recordFromStandardInput() throws {
         try importedHall()

@@ -59,132 +59,47 @@ public struct RecordSummary: Hashable, Sendable, Codable {
     public var revision: Int
 }
 
+/// Survey samples handed to ``FingerprintStore/record(from:into:options:)`` a chunk at a time, in log order,
+/// so that a long log never sits in memory decoded as a whole and the next chunk can be decoded while
+/// the store writes this one.
+public protocol LabelledSampleSource {
+    /// The next samples in log order; nil once the log is over. A throw abandons the recording:
+    /// nothing is written.
+    mutating func nextChunk() throws -> [LabelledSample]?
+}
+
+/// Samples already in memory: one chunk.
+struct LabelledSampleArray: LabelledSampleSource {
+    var samples: [LabelledSample]?
+
+    mutating func nextChunk() -> [LabelledSample]? {
+        defer { samples = nil }
+        return samples
+    }
+}
+
 extension FingerprintStore {
     /// Builds fingerprints from a survey log and stores them, all in one transaction.
     ///
-    /// - Parameters:
-    ///   - samples: the log's samples with their ground truth, in file order.
-    ///   - progress: called now and then with (windows done, windows in all).
+    /// - Parameter samples: the log's samples with their ground truth, in file order.
     /// - Throws: ``StoreError/unknownVenue(_:)``; nothing is written on any error.
-    public func record(
-        _ samples: [LabelledSample], into venueID: String, options: RecordOptions,
-        progress: (@Sendable (Int, Int) -> Void)? = nil
-    ) throws -> RecordSummary {
+    public func record(_ samples: [LabelledSample], into venueID: String, options: RecordOptions) throws -> RecordSummary {
+        try record(from: LabelledSampleArray(samples: samples), into: venueID, options: options)
+    }
+
+    /// Builds fingerprints from a survey log read a chunk at a time and stores them, all in one
+    /// transaction: the windows and fingerprints are exactly those of the whole log at once.
+    ///
+    /// - Throws: ``StoreError/unknownVenue(_:)``, or what `source` throws; nothing is written on any error.
+    public func record(from source: some LabelledSampleSource, into venueID: String, options: RecordOptions) throws -> RecordSummary {
         guard options.windowSize >= 1 else { throw StoreError.invalidInput("the window must hold at least 1 sample") }
+        var source = source
         let summary = try writer.write { db -> RecordSummary in
-            let venue = try venueDetails(venueID, db)
-            var beaconRows = try beaconIndex(venueID, db)
-            var spotRows: [String: Int64] = [:]
-            for row in try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).fetchAll(db) {
-                spotRows[row.name] = row.id!
+            var recording = try SurveyRecording(store: self, venueID: venueID, options: options, db)
+            while let chunk = try source.nextChunk() {
+                try recording.take(chunk)
             }
-            let levels = Set(venue.floors.map(\.level))
-
-            var unknownReadings: [BeaconID: Int] = [:]
-            var beaconsAdded: [BeaconID] = []
-            var spotsCreated: [String] = []
-            var kept: [LabelledSample] = []
-            kept.reserveCapacity(samples.count)
-            var emptySamples = 0
-            for var labelled in samples {
-                if labelled.sample.readings.isEmpty {
-                    emptySamples += 1
-                    continue
-                }
-                labelled.sample.readings.removeAll { reading in
-                    if beaconRows[reading.beacon] != nil { return false }
-                    if options.addUnknownBeacons, !unknownReadings.keys.contains(reading.beacon) {
-                        beaconsAdded.append(reading.beacon)
-                    }
-                    unknownReadings[reading.beacon, default: 0] += 1
-                    return !options.addUnknownBeacons
-                }
-                kept.append(labelled)
-            }
-            if options.addUnknownBeacons {
-                for beacon in beaconsAdded {
-                    var record = BeaconRecord(
-                        id: nil, venueId: venueID, uuid: beacon.uuid.uuidString, major: Int(beacon.major),
-                        minor: Int(beacon.minor), status: .active)
-                    if let retired = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
-                        .filter(BeaconRecord.matching(beacon)).fetchOne(db)
-                    {
-                        throw StoreError.conflict(
-                            "beacon \(beacon) is \(retired.status.rawValue) in venue '\(venueID)'; it cannot be added back by recording")
-                    }
-                    try record.insert(db)
-                    beaconRows[beacon] = record.id!
-                }
-                unknownReadings = [:]
-            }
-
-            let windows = SampleWindows.windows(of: kept, size: options.windowSize)
-            // Fingerprints are pure computation: built all at once, on every core, before the inserts.
-            let built = options.builder.fingerprints(ofWindows: windows.map { $0.map(\.sample) })
-            var sessions: [String: Int64] = [:]
-            var added: [String: Int] = [:]
-            let cleaning = built.cleaning
-            var unusable = 0
-            let inserter = try EntryInserter(db)
-            let now = Date()
-            for (index, window) in windows.enumerated() {
-                if index % 1024 == 0 { progress?(index, windows.count) }
-                guard case .success(let fingerprint) = built.results[index] else {
-                    unusable += 1
-                    continue
-                }
-                let first = window[0]
-                let spotName = first.truth.spot ?? "\(first.truth.x),\(first.truth.y),\(first.truth.floor)"
-                let spotID: Int64
-                if let known = spotRows[spotName] {
-                    spotID = known
-                } else {
-                    if !levels.contains(first.truth.floor) {
-                        try FloorRecord(venueId: venueID, level: first.truth.floor, name: "Level \(first.truth.floor)").save(db)
-                    }
-                    var record = SpotRecord(
-                        id: nil, venueId: venueID, name: spotName, x: first.truth.x, y: first.truth.y,
-                        floor: first.truth.floor, zone: nil)
-                    try record.insert(db)
-                    spotID = record.id!
-                    spotRows[spotName] = spotID
-                    spotsCreated.append(spotName)
-                }
-                let device = first.sample.device
-                let sessionID: Int64
-                if let known = sessions[device] {
-                    sessionID = known
-                } else {
-                    var session = SurveySessionRecord(
-                        id: nil, venueId: venueID, operator: options.operator, device: device, recordedAt: now,
-                        sourceFile: options.sourceFile, windowSize: options.windowSize)
-                    try session.insert(db)
-                    sessionID = session.id!
-                    sessions[device] = sessionID
-                }
-                let fingerprintID = try inserter.insertFingerprint(
-                    spot: spotID, session: sessionID, device: device, time: first.sample.time, sampleCount: window.count)
-                try inserter.insertEntries(of: fingerprint, id: fingerprintID, beaconRows: beaconRows)
-                added[spotName, default: 0] += 1
-            }
-            progress?(windows.count, windows.count)
-
-            let stored = added.values.reduce(0, +)
-            if stored > 0 || !beaconsAdded.isEmpty || !spotsCreated.isEmpty { try bumpRevision(of: venueID, db) }
-            let coverage = try spotCoverage(venueID, db)
-            let spots = coverage.filter { added[$0.spot] != nil || spotsCreated.contains($0.spot) }.map { spot in
-                var spot = spot
-                spot.added = added[spot.spot] ?? 0
-                return spot
-            }
-            return RecordSummary(
-                venue: venueID, samples: samples.count, fingerprints: stored, emptySamples: emptySamples,
-                unusableWindows: unusable, cleaning: cleaning,
-                unknownBeaconReadings: Dictionary(uniqueKeysWithValues: unknownReadings.map { ($0.key.description, $0.value) }),
-                beaconsAdded: beaconsAdded.map(\.description).sorted(), spotsCreated: spotsCreated,
-                spots: spots,
-                spotsToRevisit: coverage.filter(\.needsRevisit).map(\.spot),
-                revision: try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venueID]) ?? 0)
+            return try recording.finish()
         }
         logger.debug(
             "survey recorded",
@@ -202,21 +117,27 @@ extension FingerprintStore {
     }
 
     /// Fingerprint counts and median beacons per fingerprint, per spot of the venue.
-    func spotCoverage(_ venueID: String, _ db: Database) throws -> [RecordSummary.SpotCoverage] {
+    /// - Parameters:
+    ///   - firstNew: only fingerprints with a smaller id are read from the database (all when nil);
+    ///   - recent: beacon counts of fingerprints the caller has just written, per spot name. Every
+    ///     beacon of a fingerprint being recorded is active, so they count as they are.
+    func spotCoverage(
+        _ venueID: String, _ db: Database, before firstNew: Int64? = nil, adding recent: [String: [Int]] = [:]
+    ) throws -> [RecordSummary.SpotCoverage] {
         let rows = try Row.fetchAll(db, sql: """
             SELECT s.name AS spot, f.id AS fingerprint,
               (SELECT COUNT(*) FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
                WHERE e.fingerprintId = f.id AND b.status = 'active') AS beacons
-            FROM spot s LEFT JOIN fingerprint f ON f.spotId = s.id
+            FROM spot s LEFT JOIN fingerprint f ON f.spotId = s.id AND f.id < ?
             WHERE s.venueId = ? ORDER BY s.id
-            """, arguments: [venueID])
+            """, arguments: [firstNew ?? Int64.max, venueID])
         var order: [String] = []
         var beaconsPerFingerprint: [String: [Int]] = [:]
         for row in rows {
             let spot: String = row["spot"]
             if beaconsPerFingerprint[spot] == nil {
                 order.append(spot)
-                beaconsPerFingerprint[spot] = []
+                beaconsPerFingerprint[spot] = recent[spot] ?? []
             }
             if let _: Int64 = row["fingerprint"] { beaconsPerFingerprint[spot]!.append(row["beacons"]) }
         }
@@ -315,4 +236,162 @@ struct EntryInserter {
     }
 
     static func entrySQL(rows: Int) -> String { entrySQLByRows[rows] }
+}
+
+/// One `record` in progress, inside its write transaction: samples go in chunk by chunk, fingerprints
+/// come out as their windows complete.
+private struct SurveyRecording {
+    let store: FingerprintStore
+    let venueID: String
+    let options: RecordOptions
+    let db: Database
+    let levels: Set<Int>
+    let inserter: EntryInserter
+    let startedAt = Date()
+    /// Fingerprints from this id on are this recording's: coverage reads only the older ones back.
+    let firstNewFingerprint: Int64
+    var beaconRows: [BeaconID: Int64]
+    var spotRows: [String: Int64] = [:]
+    var sessions: [String: Int64] = [:]
+    var windower: SampleWindower
+
+    var samples = 0
+    var emptySamples = 0
+    var unusableWindows = 0
+    var cleaning = CleaningReport()
+    var unknownReadings: [BeaconID: Int] = [:]
+    var beaconsAdded: [BeaconID] = []
+    var spotsCreated: [String] = []
+    var added: [String: Int] = [:]
+    /// Beacons per new fingerprint, per spot.
+    var addedBeaconCounts: [String: [Int]] = [:]
+
+    init(store: FingerprintStore, venueID: String, options: RecordOptions, _ db: Database) throws {
+        self.store = store
+        self.venueID = venueID
+        self.options = options
+        self.db = db
+        let venue = try store.venueDetails(venueID, db)
+        levels = Set(venue.floors.map(\.level))
+        beaconRows = try store.beaconIndex(venueID, db)
+        for row in try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).fetchAll(db) {
+            spotRows[row.name] = row.id!
+        }
+        inserter = try EntryInserter(db)
+        firstNewFingerprint = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint") ?? 1
+        windower = SampleWindower(size: options.windowSize)
+    }
+
+    /// Takes the next samples of the log: leaves out empty scans and unknown beacons (or adds them),
+    /// and stores the windows they complete.
+    mutating func take(_ chunk: [LabelledSample]) throws {
+        samples += chunk.count
+        var kept: [LabelledSample] = []
+        kept.reserveCapacity(chunk.count)
+        for var labelled in chunk {
+            if labelled.sample.readings.isEmpty {
+                emptySamples += 1
+                continue
+            }
+            if labelled.sample.readings.contains(where: { beaconRows[$0.beacon] == nil }) {
+                try leaveOutOrAddUnknownBeacons(of: &labelled.sample)
+            }
+            kept.append(labelled)
+        }
+        try store(windower.add(kept))
+    }
+
+    private mutating func leaveOutOrAddUnknownBeacons(of sample: inout Sample) throws {
+        if options.addUnknownBeacons {
+            for reading in sample.readings where beaconRows[reading.beacon] == nil {
+                let beacon = reading.beacon
+                if let retired = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
+                    .filter(BeaconRecord.matching(beacon)).fetchOne(db)
+                {
+                    throw StoreError.conflict(
+                        "beacon \(beacon) is \(retired.status.rawValue) in venue '\(venueID)'; it cannot be added back by recording")
+                }
+                var record = BeaconRecord(
+                    id: nil, venueId: venueID, uuid: beacon.uuid.uuidString, major: Int(beacon.major),
+                    minor: Int(beacon.minor), status: .active)
+                try record.insert(db)
+                beaconRows[beacon] = record.id!
+                beaconsAdded.append(beacon)
+            }
+        } else {
+            var unknown = unknownReadings
+            sample.readings.removeAll { reading in
+                guard beaconRows[reading.beacon] == nil else { return false }
+                unknown[reading.beacon, default: 0] += 1
+                return true
+            }
+            unknownReadings = unknown
+        }
+    }
+
+    /// Builds the windows' fingerprints (all at once, on every core: pure computation) and inserts them.
+    private mutating func store(_ windows: [[LabelledSample]]) throws {
+        guard !windows.isEmpty else { return }
+        let built = options.builder.fingerprints(ofWindows: windows.map { $0.map(\.sample) })
+        cleaning.add(built.cleaning)
+        for (window, result) in zip(windows, built.results) {
+            guard case .success(let fingerprint) = result else {
+                unusableWindows += 1
+                continue
+            }
+            let first = window[0]
+            let spotName = first.truth.spot ?? "\(first.truth.x),\(first.truth.y),\(first.truth.floor)"
+            let fingerprintID = try inserter.insertFingerprint(
+                spot: try spotID(spotName, truth: first.truth), session: try sessionID(first.sample.device),
+                device: first.sample.device, time: first.sample.time, sampleCount: window.count)
+            try inserter.insertEntries(of: fingerprint, id: fingerprintID, beaconRows: beaconRows)
+            added[spotName, default: 0] += 1
+            addedBeaconCounts[spotName, default: []].append(fingerprint.entries.count)
+        }
+    }
+
+    /// The spot's row, created from the log's coordinates (and its floor, if new) when the venue lacks it.
+    private mutating func spotID(_ name: String, truth: GroundTruth) throws -> Int64 {
+        if let known = spotRows[name] { return known }
+        if !levels.contains(truth.floor) {
+            try FloorRecord(venueId: venueID, level: truth.floor, name: "Level \(truth.floor)").save(db)
+        }
+        var record = SpotRecord(id: nil, venueId: venueID, name: name, x: truth.x, y: truth.y, floor: truth.floor, zone: nil)
+        try record.insert(db)
+        spotRows[name] = record.id!
+        spotsCreated.append(name)
+        return record.id!
+    }
+
+    /// One survey session per device of the log.
+    private mutating func sessionID(_ device: String) throws -> Int64 {
+        if let known = sessions[device] { return known }
+        var session = SurveySessionRecord(
+            id: nil, venueId: venueID, operator: options.operator, device: device, recordedAt: startedAt,
+            sourceFile: options.sourceFile, windowSize: options.windowSize)
+        try session.insert(db)
+        sessions[device] = session.id!
+        return session.id!
+    }
+
+    /// Stores the last window, bumps the revision when anything changed, and sums up.
+    mutating func finish() throws -> RecordSummary {
+        try store(windower.finish())
+        let stored = added.values.reduce(0, +)
+        if stored > 0 || !beaconsAdded.isEmpty || !spotsCreated.isEmpty { try store.bumpRevision(of: venueID, db) }
+        let coverage = try store.spotCoverage(venueID, db, before: firstNewFingerprint, adding: addedBeaconCounts)
+        let spots = coverage.filter { added[$0.spot] != nil || spotsCreated.contains($0.spot) }.map { spot in
+            var spot = spot
+            spot.added = added[spot.spot] ?? 0
+            return spot
+        }
+        return RecordSummary(
+            venue: venueID, samples: samples, fingerprints: stored, emptySamples: emptySamples,
+            unusableWindows: unusableWindows, cleaning: cleaning,
+            unknownBeaconReadings: Dictionary(uniqueKeysWithValues: unknownReadings.map { ($0.key.description, $0.value) }),
+            beaconsAdded: beaconsAdded.map(\.description).sorted(), spotsCreated: spotsCreated,
+            spots: spots,
+            spotsToRevisit: coverage.filter(\.needsRevisit).map(\.spot),
+            revision: try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venueID]) ?? 0)
+    }
 }

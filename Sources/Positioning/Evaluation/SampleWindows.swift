@@ -24,20 +24,45 @@ public enum SampleWindows {
     /// run into windows of `size`. A run's last window keeps what is left (from 1 to `size` samples),
     /// so no sample is lost.
     public static func windows(of samples: [LabelledSample], size: Int) -> [[LabelledSample]] {
+        var windower = SampleWindower(size: size)
+        return windower.add(samples) + windower.finish()
+    }
+}
+
+/// The windows of ``SampleWindows/windows(of:size:)`` for samples that arrive in pieces (a long log
+/// read a piece at a time): feeding the pieces in order gives exactly the windows of the whole.
+public struct SampleWindower: Sendable {
+    public let size: Int
+    private var current: [LabelledSample] = []
+
+    public init(size: Int) {
         precondition(size >= 1, "a window holds at least one sample")
+        self.size = size
+        current.reserveCapacity(size)
+    }
+
+    /// Adds the next samples and returns the windows they complete.
+    public mutating func add(_ samples: [LabelledSample]) -> [[LabelledSample]] {
         var windows: [[LabelledSample]] = []
         windows.reserveCapacity(samples.count / size + 1)
-        var current: [LabelledSample] = []
-        current.reserveCapacity(size)
         for sample in samples {
-            if let first = current.first, current.count == size || !first.isSamePlace(as: sample) {
+            if let first = current.first, !first.isSamePlace(as: sample) {
                 windows.append(current)
                 current.removeAll(keepingCapacity: true)
             }
             current.append(sample)
+            if current.count == size {
+                windows.append(current)
+                current.removeAll(keepingCapacity: true)
+            }
         }
-        if !current.isEmpty { windows.append(current) }
         return windows
+    }
+
+    /// The last, incomplete window, if any: call once the samples are over.
+    public mutating func finish() -> [[LabelledSample]] {
+        defer { current.removeAll() }
+        return current.isEmpty ? [] : [current]
     }
 }
 

@@ -47,8 +47,9 @@ public struct ScanLine: Codable, Hashable, Sendable {
     public func sample() throws(BeaconIDError) -> Sample {
         var readings: [Reading] = []
         readings.reserveCapacity(beacons.count)
+        var uuids = UUIDParsingCache()
         for beacon in beacons {
-            let id = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor)
+            let id = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor, cache: &uuids)
             readings.append(Reading(beacon: id, rssi: beacon.rssi))
         }
         return Sample(device: device, time: t, readings: readings)

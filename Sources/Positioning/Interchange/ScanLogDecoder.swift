@@ -70,9 +70,16 @@ public struct ScanLogDecoder: Sendable {
 
     /// Decodes the lines of one chunk, numbering them from `firstLineNumber`.
     private func decode(_ all: UnsafeRawBufferPointer, firstLineNumber: Int) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
+        var strings = ScanLineParser.StringCache()
+        return decode(all, firstLineNumber: firstLineNumber, strings: &strings)
+    }
+
+    /// Decodes the lines of one chunk, numbering them from `firstLineNumber`, with the caller's interned strings.
+    fileprivate func decode(
+        _ all: UnsafeRawBufferPointer, firstLineNumber: Int, strings: inout ScanLineParser.StringCache
+    ) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
         var lines: [(Int, ScanLine)] = []
         var errors: [LineError] = []
-        var strings = ScanLineParser.StringCache()
         guard let base = all.baseAddress else { return (lines, errors) }
         var number = firstLineNumber - 1
         var start = 0
@@ -138,15 +145,65 @@ public struct ScanLogDecoder: Sendable {
     }
 }
 
+extension ScanLogDecoder {
+    /// A log held in memory, decoded a piece at a time: memory stays proportional to one piece, and a
+    /// caller can store one piece while the next is decoded (`survey record` does).
+    public struct Pieces: Sendable {
+        private let data: Data
+        private let decoder: ScanLogDecoder
+        private let pieceBytes: Int
+        private var offset = 0
+        private var nextLineNumber = 1
+        private var strings = ScanLineParser.StringCache()
+
+        /// - Parameter pieceBytes: about how many bytes each piece decodes; pieces end at a line's end.
+        public init(_ data: Data, decoder: ScanLogDecoder = ScanLogDecoder(), pieceBytes: Int = 1 << 20) {
+            self.data = data
+            self.decoder = decoder
+            self.pieceBytes = max(1, pieceBytes)
+        }
+
+        /// Bytes decoded so far, and in all.
+        public var progress: (done: Int, total: Int) { (offset, data.count) }
+
+        /// The next piece's lines (numbered from 1 at the start of the log) and its failed lines; nil at the end.
+        public mutating func next() -> (lines: [(number: Int, line: ScanLine)], errors: [LineError])? {
+            guard offset < data.count else { return nil }
+            let start = offset
+            let firstLine = nextLineNumber
+            var strings = self.strings
+            let (result, end, lineCount) = data.withUnsafeBytes { all in
+                let base = all.baseAddress!
+                let guess = min(all.count, start + pieceBytes)
+                let newline = guess < all.count ? memchr(base + guess, Int32(UInt8(ascii: "\n")), all.count - guess) : nil
+                let end = newline.map { UnsafeRawPointer($0) - base + 1 } ?? all.count
+                let piece = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                var lineCount = 0
+                var cursor = 0
+                while cursor < piece.count, let found = memchr(piece.baseAddress! + cursor, Int32(UInt8(ascii: "\n")), piece.count - cursor) {
+                    lineCount += 1
+                    cursor = UnsafeRawPointer(found) - piece.baseAddress! + 1
+                }
+                return (decoder.decode(piece, firstLineNumber: firstLine, strings: &strings), end, lineCount)
+            }
+            self.strings = strings
+            offset = end
+            nextLineNumber += lineCount
+            return result
+        }
+    }
+}
+
 extension ScanLine {
     /// What is wrong with a decoded line that JSON types cannot express; nil when it is valid.
     /// RSSI 0 means "unknown" and is valid (cleaning drops it); other values must lie in `validRSSI`.
     public func problem(validRSSI: ClosedRange<Double> = ReadingCleaner().validRange) -> String? {
         if device.isEmpty { return "field 'device' is empty" }
         if !t.isFinite { return "field 't' is not a finite number" }
+        var uuids = UUIDParsingCache()
         for (index, beacon) in beacons.enumerated() {
             do {
-                _ = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor)
+                _ = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor, cache: &uuids)
             } catch {
                 return "beacons[\(index)]: \(error.description)"
             }

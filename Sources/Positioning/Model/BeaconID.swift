@@ -56,6 +56,15 @@ public struct BeaconID: Hashable, Sendable, Comparable {
         }
     }
 
+    /// Creates an identity from its parts as they appear in JSON, reusing `cache`'s last parse when the
+    /// UUID text repeats: a log's readings mostly share one or two UUIDs.
+    init(uuidString: String, major: Int, minor: Int, cache: inout UUIDParsingCache) throws(BeaconIDError) {
+        guard let uuid = cache.parse(uuidString) else { throw .invalidUUID(uuidString) }
+        guard let major = UInt16(exactly: major) else { throw .outOfRange(field: "major", value: major) }
+        guard let minor = UInt16(exactly: minor) else { throw .outOfRange(field: "minor", value: minor) }
+        self.init(uuid: uuid, major: major, minor: minor)
+    }
+
     /// Parses the text form `UUID:major:minor`.
     public init(parsing text: String) throws(BeaconIDError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -125,3 +134,21 @@ public enum BeaconIDError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// The last UUID text parsed and its value. Decoded logs intern repeated strings, so a repeat is
+/// usually the very same string and the comparison costs one pointer check.
+struct UUIDParsingCache {
+    private var text: String?
+    private var uuid: UUID?
+
+    mutating func parse(_ text: String) -> UUID? {
+        if let uuid, text == self.text { return uuid }
+        let parsed = BeaconID.parseUUID(text)
+        if parsed != nil {
+            self.text = text
+            uuid = parsed
+        }
+        return parsed
+    }
+}
+

@@ -29,12 +29,15 @@ enum Output {
 /// Progress of a long operation: a redrawn bar on a terminal, a plain line now and then otherwise.
 final class ProgressReporter: @unchecked Sendable {
     private let label: String
+    private let unit: String
     private let terminal = isatty(STDERR_FILENO) != 0
     private var lastLine = Date.distantPast
     private let lock = NSLock()
 
-    init(label: String) {
+    /// - Parameter unit: what the counts count, shown after them (`MB`), or nothing.
+    init(label: String, unit: String = "") {
         self.label = label
+        self.unit = unit.isEmpty ? "" : " " + unit
     }
 
     func report(_ done: Int, _ total: Int) {
@@ -45,11 +48,11 @@ final class ProgressReporter: @unchecked Sendable {
             let width = 30
             let filled = width * done / total
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
+            FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)\(unit)".utf8))
             if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
         } else if done == total || Date().timeIntervalSince(lastLine) >= 2 {
             lastLine = Date()
-            Output.standardError("\(label): \(done)/\(total)")
+            Output.standardError("\(label): \(done)/\(total)\(unit)")
         }
     }
 }

@@ -13,16 +13,7 @@ struct ScanLogInput {
     ///
     /// - Throws: ``CLIError`` naming FILE:LINE for the first malformed lines unless `skipBad` is set.
     init(path: String, skipBad: Bool, requireGroundTruth: Bool) throws {
-        let data: Data
-        if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                throw CLIError("cannot read \(path): no such file, or not readable")
-            }
-            data = contents
-        }
-        let decoded = ScanLogDecoder().decode(data)
+        let decoded = ScanLogDecoder().decode(try Self.read(path))
         var errors = decoded.errors
         var lines = decoded.lines
         if requireGroundTruth {
@@ -32,14 +23,27 @@ struct ScanLogInput {
             lines.removeAll { $0.line.groundTruth == nil }
             errors.sort { $0.line < $1.line }
         }
-        if !errors.isEmpty, !skipBad {
-            let shown = errors.prefix(10).map { "\(path):\($0.line): \($0.message)" }.joined(separator: "\n")
-            let more = errors.count > 10 ? "\n... and \(errors.count - 10) more" : ""
-            throw CLIError("\(errors.count) malformed line\(errors.count == 1 ? "" : "s"); nothing was written (pass --skip-bad to skip them):\n\(shown)\(more)")
-        }
+        if !errors.isEmpty, !skipBad { throw Self.malformedLines(errors, in: path) }
         self.name = path
         self.lines = lines
         self.skipped = errors.count
+    }
+
+    /// The bytes of `path` (`-` is standard input).
+    static func read(_ path: String) throws -> Data {
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw CLIError("cannot read \(path): no such file, or not readable")
+        }
+        return contents
+    }
+
+    /// The refusal of a file with bad lines: how many, and the first ten as FILE:LINE.
+    static func malformedLines(_ errors: [ScanLogDecoder.LineError], in path: String) -> CLIError {
+        let errors = errors.sorted { $0.line < $1.line }
+        let shown = errors.prefix(10).map { "\(path):\($0.line): \($0.message)" }.joined(separator: "\n")
+        let more = errors.count > 10 ? "\n... and \(errors.count - 10) more" : ""
+        return CLIError("\(errors.count) malformed line\(errors.count == 1 ? "" : "s"); nothing was written (pass --skip-bad to skip them):\n\(shown)\(more)")
     }
 
     /// The lines as samples with their ground truth (lines without one are left out).
