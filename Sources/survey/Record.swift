@@ -42,12 +42,20 @@ extension Survey {
         func run() async throws {
             let fingerprintStore = try store.open()
             _ = try fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
-            let input = try ScanLogStream(path: file, skipBad: skipBad)
-            let summary = try fingerprintStore.record(
-                from: input, into: venue,
-                options: RecordOptions(
-                    windowSize: window, operator: surveyor, sourceFile: file == "-" ? nil : file,
-                    addUnknownBeacons: addUnknownBeacons, builder: PositioningConfiguration().builder))
+            let progress = ProgressReporter(label: "recording", unit: "MB")
+            let input = ScanLogSamples(try ScanLogInput.read(file), skipBad: skipBad) { done, total in
+                if total >= 4 << 20 { progress.report(done >> 20, total >> 20) }
+            }
+            let summary: RecordSummary
+            do {
+                summary = try fingerprintStore.record(
+                    from: input, into: venue,
+                    options: RecordOptions(
+                        windowSize: window, operator: surveyor, sourceFile: file == "-" ? nil : file,
+                        addUnknownBeacons: addUnknownBeacons, builder: PositioningConfiguration().builder))
+            } catch let malformed as MalformedLines {
+                throw ScanLogInput.malformedLines(malformed.errors, in: file)
+            }
             if output.json { return try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped)) }
             print(summary.text(skipped: input.skipped))
         }

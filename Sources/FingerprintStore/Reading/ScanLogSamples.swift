@@ -1,42 +1,58 @@
 import Dispatch
-import FingerprintStore
-import Foundation
-import Positioning
+public import Foundation
+public import Positioning
 
-/// A survey log decoded a piece at a time for `survey record`: while the store writes one piece's
-/// fingerprints, the next piece is decoded on another core, and the log never sits in memory decoded
-/// as a whole.
+/// Lines of a survey log that cannot be recorded, in line order: why `record` refused the log.
+public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible {
+    public var errors: [ScanLogDecoder.LineError]
+
+    public init(_ errors: [ScanLogDecoder.LineError]) {
+        self.errors = errors.sorted { $0.line < $1.line }
+    }
+
+    public var description: String {
+        "\(errors.count) malformed line\(errors.count == 1 ? "" : "s"): " + errors.prefix(3).map(\.description).joined(separator: "; ")
+    }
+}
+
+/// A survey log held in memory, decoded a piece at a time for ``FingerprintStore/record(from:into:options:)``:
+/// while the store writes one piece's fingerprints, the next piece is decoded on another core, and the
+/// log never sits in memory decoded as a whole.
 ///
-/// Bad lines follow ``ScanLogInput``'s policy: without `skipBad`, the first piece holding one makes the
-/// rest of the log be checked too (so the message counts every bad line), then the recording is
-/// abandoned with nothing written; with `skipBad` they are counted in ``skipped``.
-final class ScanLogStream: LabelledSampleSource, @unchecked Sendable {
+/// Lines must carry their ground truth. Bad lines either stop the recording or are skipped and counted:
+/// without `skipBad`, the first piece holding one makes the rest of the log be checked too (so the error
+/// lists every bad line), then ``MalformedLines`` abandons the recording with nothing written.
+public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     // @unchecked: `pieces`, `decoded` and `skippedLines` are touched by one decoding job at a time, each
     // started by `nextChunk` after `group.wait()` has ordered it after the previous job.
-    private let name: String
     private let skipBad: Bool
     private var pieces: ScanLogDecoder.Pieces
     private let group = DispatchGroup()
     /// The piece decoded in the background: its samples, nil at the end of the log, or the refusal.
-    private var decoded: Result<[LabelledSample]?, CLIError>?
+    private var decoded: Result<[LabelledSample]?, MalformedLines>?
     private var skippedLines = 0
     private var started = false
-    private let progress = ProgressReporter(label: "recording", unit: "MB")
+    private let progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int) -> Void)?
 
-    /// Reads `path` (`-` is standard input); decoding starts with the first ``nextChunk()``.
-    init(path: String, skipBad: Bool, pieceBytes: Int = 1 << 20) throws {
-        name = path
+    /// - Parameters:
+    ///   - pieceBytes: about how many bytes of log each piece holds.
+    ///   - progress: called from the decoding thread after each piece.
+    public init(
+        _ data: Data, skipBad: Bool, pieceBytes: Int = 1 << 20,
+        progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int) -> Void)? = nil
+    ) {
         self.skipBad = skipBad
-        pieces = ScanLogDecoder.Pieces(try ScanLogInput.read(path), pieceBytes: pieceBytes)
+        self.progress = progress
+        pieces = ScanLogDecoder.Pieces(data, pieceBytes: pieceBytes)
     }
 
     /// Malformed lines skipped (only with `skipBad`); read it once the recording is over.
-    var skipped: Int {
+    public var skipped: Int {
         group.wait()
         return skippedLines
     }
 
-    func nextChunk() throws -> [LabelledSample]? {
+    public func nextChunk() throws -> [LabelledSample]? {
         if !started {
             started = true
             decodeNextPieceInBackground()
@@ -53,16 +69,15 @@ final class ScanLogStream: LabelledSampleSource, @unchecked Sendable {
         DispatchQueue.global().async(group: group) { self.decoded = self.decodeNextPiece() }
     }
 
-    private func decodeNextPiece() -> Result<[LabelledSample]?, CLIError> {
+    private func decodeNextPiece() -> Result<[LabelledSample]?, MalformedLines> {
         guard let piece = pieces.next() else { return .success(nil) }
         var (samples, errors) = Self.labelledSamples(piece)
         if !errors.isEmpty, !skipBad {
             while let rest = pieces.next() { errors += Self.labelledSamples(rest).errors }
-            return .failure(ScanLogInput.malformedLines(errors, in: name))
+            return .failure(MalformedLines(errors))
         }
         skippedLines += errors.count
-        let (done, total) = pieces.progress
-        if total >= 4 << 20 { progress.report(done >> 20, total >> 20) }
+        progress?(pieces.progress.done, pieces.progress.total)
         return .success(samples)
     }
 
