@@ -78,7 +78,9 @@ extension Survey {
             print("  radio map: \(loading.fingerprints) fingerprints x \(loading.beacons) beacons, read in \(Output.milliseconds(loading.readSeconds)), built in \(Output.milliseconds(loading.buildSeconds))")
             print("  queries \(report.queries), located \(report.located), unknown \(report.unlocated)"
                 + (report.unknown.isEmpty ? "" : " (" + report.unknown.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")")
-                + (report.emptySamples > 0 ? ", empty scans skipped \(report.emptySamples)" : ""))
+                + (report.emptySamples == 0 ? "" : replay
+                    ? ", of them empty scans \(report.emptySamples) (the tracker answers from the device's recent samples)"
+                    : ", empty scans skipped \(report.emptySamples)"))
             if let errors = report.errors {
                 print("  error: mean \(Output.metres(errors.mean)), median \(Output.metres(errors.median)), p75 \(Output.metres(errors.p75)), p90 \(Output.metres(errors.p90)), max \(Output.metres(errors.max))")
             }

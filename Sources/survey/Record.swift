@@ -42,9 +42,9 @@ extension Survey {
         func run() async throws {
             let fingerprintStore = try store.open()
             _ = try fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
-            let progress = ProgressReporter(label: "recording", unit: "MB")
+            let progress = ProgressReporter(label: "recording", unit: "MB", unitSize: 1 << 20)
             let input = ScanLogSamples(try ScanLogInput.read(file), skipBad: skipBad) { done, total in
-                if total >= 4 << 20 { progress.report(done >> 20, total >> 20) }
+                if total >= 4 << 20 { progress.report(done, total) }
             }
             let summary: RecordSummary
             do {

@@ -5,7 +5,8 @@ public struct EvaluationReport: Hashable, Sendable, Codable {
     public var located: Int
     /// Queries answered `unknown`, by reason code; never hidden from the figures.
     public var unknown: [String: Int]
-    /// Test samples skipped because no beacon was heard in them.
+    /// Test samples in which no beacon was heard: skipped by ``Evaluator/evaluate``, and counted among
+    /// the queries by ``Evaluator/replay`` (the tracker answers them from the device's recent samples).
     public var emptySamples: Int
     /// Errors of the located queries, in the venue's units (metres).
     public var errors: ErrorStatistics?

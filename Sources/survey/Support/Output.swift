@@ -30,14 +30,22 @@ enum Output {
 final class ProgressReporter: @unchecked Sendable {
     private let label: String
     private let unit: String
+    private let unitSize: Int
     private let terminal = isatty(STDERR_FILENO) != 0
     private var lastLine = Date.distantPast
     private let lock = NSLock()
 
-    /// - Parameter unit: what the counts count, shown after them (`MB`), or nothing.
-    init(label: String, unit: String = "") {
+    /// - Parameters:
+    ///   - unit: the unit counts are shown in (`MB`), or nothing;
+    ///   - unitSize: how many counted things make one unit (1 << 20 bytes for `MB`).
+    init(label: String, unit: String = "", unitSize: Int = 1) {
         self.label = label
         self.unit = unit.isEmpty ? "" : " " + unit
+        self.unitSize = max(1, unitSize)
+    }
+
+    private func shown(_ count: Int) -> String {
+        unitSize == 1 ? "\(count)" : String(format: "%.1f", Double(count) / Double(unitSize))
     }
 
     func report(_ done: Int, _ total: Int) {
@@ -48,11 +56,11 @@ final class ProgressReporter: @unchecked Sendable {
             let width = 30
             let filled = width * done / total
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)\(unit)".utf8))
+            FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(shown(done))/\(shown(total))\(unit)".utf8))
             if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
         } else if done == total || Date().timeIntervalSince(lastLine) >= 2 {
             lastLine = Date()
-            Output.standardError("\(label): \(done)/\(total)\(unit)")
+            Output.standardError("\(label): \(shown(done))/\(shown(total))\(unit)")
         }
     }
 }
