@@ -56,6 +56,11 @@ extension Survey {
             } catch let malformed as MalformedLines {
                 throw ScanLogInput.malformedLines(malformed.errors, in: file)
             }
+            // Nothing was written (the revision only moves when something is stored), but a surveyor who
+            // recorded an empty file has the wrong file: say so rather than report success.
+            guard summary.samples > 0 else {
+                throw CLIError("\(file == "-" ? "standard input" : file) holds no scan line\(input.skipped > 0 ? " that could be read" : ""); nothing was recorded")
+            }
             if output.json { return try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped)) }
             print(summary.text(skipped: input.skipped))
         }

@@ -127,6 +127,18 @@ struct CommandTests {
         #expect(try survey("stats", "--venue", "hall", "--json").stdout == statsBefore)
     }
 
+    @Test("an empty or blank log is refused, nothing recorded")
+    func recordEmptyLog() throws {
+        try importedHall()
+        for content in ["", "\n  \n\n"] {
+            let log = try write(content, to: "empty.jsonl")
+            let result = try survey("record", "--venue", "hall", log)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("\(log) holds no scan line; nothing was recorded"), "\(result.stderr)")
+            #expect(try revision() == 1)
+        }
+    }
+
     @Test("record reads standard input with -")
     func recordFromStandardInput() throws {
         try importedHall()
