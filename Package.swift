@@ -79,6 +79,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Scratch folders the test targets share, removed when the test process exits.
+        .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: swiftSettings),
         .testTarget(
             name: "PositioningTests",
             dependencies: ["Positioning"],
@@ -86,13 +88,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FingerprintStoreTests",
-            dependencies: ["FingerprintStore", "Positioning"],
+            dependencies: ["FingerprintStore", "Positioning", "TestScratch"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SurveyTests",
             dependencies: [
-                "survey", "FingerprintStore", "Positioning",
+                "survey", "FingerprintStore", "Positioning", "TestScratch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -100,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "PositiondTests",
             dependencies: [
-                "positiond", "FingerprintStore", "Positioning",
+                "positiond", "FingerprintStore", "Positioning", "TestScratch",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             ],

@@ -2,6 +2,7 @@ import FingerprintStore
 import Foundation
 import GRDB
 import Positioning
+import TestScratch
 
 /// Small venues and surveys for store tests.
 enum StoreFixtures {
@@ -42,9 +43,7 @@ enum StoreFixtures {
     static var options: RecordOptions { RecordOptions(windowSize: 3, operator: "ana", sourceFile: "fixture.jsonl", builder: PositioningConfiguration().builder) }
 
     static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfix-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
+        try ScratchSpace.directory("store")
     }
 
     /// Everything the store holds, as comparable rows (ids excluded), to prove that nothing changed.

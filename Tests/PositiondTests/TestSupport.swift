@@ -10,6 +10,7 @@ import Positioning
 @testable import positiond
 import Prometheus
 import Testing
+import TestScratch
 
 /// Process-wide test set-up: swift-metrics can be bootstrapped once per process, as an executable would.
 enum TestEnvironment {
@@ -39,8 +40,7 @@ enum TestEnvironment {
 
     /// A fresh database file holding demo-hall, imported and recorded as `make run` does.
     static func demoStore() throws -> FingerprintStore {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("positiond-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try ScratchSpace.directory("positiond")
         let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
         _ = try store.importVenue(try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json")))
         let survey = ScanLogDecoder().decode(try demoFile("survey.jsonl")).lines

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratch
 
 /// Runs the built `survey` executable as a user would, capturing its output and exit status.
 struct SurveyProcess {
@@ -48,8 +49,6 @@ struct SurveyProcess {
     }
 
     static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("survey-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
+        try ScratchSpace.directory("survey")
     }
 }
