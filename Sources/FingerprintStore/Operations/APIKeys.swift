@@ -58,7 +58,15 @@ extension FingerprintStore {
     /// The SHA-256 of a token, hex. Tokens carry 256 random bits, so a fast hash is enough: there is
     /// nothing to brute-force that a slow hash would protect.
     public static func hash(token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        // Every authenticated request hashes its token: hex by table, not 32 `String(format:)` calls.
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// Creates a key and returns its token (shown once).

@@ -59,6 +59,8 @@ public struct StuckBeaconDetector: Sendable {
         from samples: [Sample], minimumRepeats: Int = 8, maximumGap: Double = 10
     ) -> (samples: [Sample], stuck: Set<BeaconID>) {
         var detector = StuckBeaconDetector(minimumRepeats: minimumRepeats, maximumGap: maximumGap)
+        // Fewer samples than the run it takes cannot show a frozen beacon (a locate body usually holds 5).
+        guard samples.count >= detector.minimumRepeats else { return (samples, []) }
         var stuck = Set<BeaconID>()
         var result: [Sample] = []
         result.reserveCapacity(samples.count)

@@ -17,10 +17,8 @@ public struct BeaconID: Hashable, Sendable, Comparable {
 
     /// Creates an identity from its parts as they appear in JSON, validating each one.
     public init(uuidString: String, major: Int, minor: Int) throws(BeaconIDError) {
-        guard let uuid = Self.parseUUID(uuidString) else { throw .invalidUUID(uuidString) }
-        guard let major = UInt16(exactly: major) else { throw .outOfRange(field: "major", value: major) }
-        guard let minor = UInt16(exactly: minor) else { throw .outOfRange(field: "minor", value: minor) }
-        self.init(uuid: uuid, major: major, minor: minor)
+        var cache = UUIDParsingCache()
+        try self.init(uuidString: uuidString, major: major, minor: minor, cache: &cache)
     }
 
     /// Parses the canonical 8-4-4-4-12 hexadecimal form, either case. Foundation's parser goes through
@@ -58,7 +56,7 @@ public struct BeaconID: Hashable, Sendable, Comparable {
 
     /// Creates an identity from its parts as they appear in JSON, reusing `cache`'s last parse when the
     /// UUID text repeats: a log's readings mostly share one or two UUIDs.
-    init(uuidString: String, major: Int, minor: Int, cache: inout UUIDParsingCache) throws(BeaconIDError) {
+    public init(uuidString: String, major: Int, minor: Int, cache: inout UUIDParsingCache) throws(BeaconIDError) {
         guard let uuid = cache.parse(uuidString) else { throw .invalidUUID(uuidString) }
         guard let major = UInt16(exactly: major) else { throw .outOfRange(field: "major", value: major) }
         guard let minor = UInt16(exactly: minor) else { throw .outOfRange(field: "minor", value: minor) }
@@ -137,11 +135,14 @@ public enum BeaconIDError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The last UUID text parsed and its value. Decoded logs intern repeated strings, so a repeat is
 /// usually the very same string and the comparison costs one pointer check.
-struct UUIDParsingCache {
+public struct UUIDParsingCache: Sendable {
     private var text: String?
     private var uuid: UUID?
 
-    mutating func parse(_ text: String) -> UUID? {
+    public init() {}
+
+    /// The UUID `text` spells (either case), nil when it spells none.
+    public mutating func parse(_ text: String) -> UUID? {
         if let uuid, text == self.text { return uuid }
         let parsed = BeaconID.parseUUID(text)
         if parsed != nil {

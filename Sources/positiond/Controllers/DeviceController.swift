@@ -50,14 +50,14 @@ struct DeviceController {
         (update.position == nil ? outcomes.unknown : outcomes.located).increment()
 
         if let position = update.position {
-            hub.publish(LiveMessage(
+            hub.publish(
                 venue: venue.details.id, device: device,
-                payload: PositionMessage(venue: venue.details.id, device: device, time: update.time, position: position, zone: zone)))
+                payload: PositionMessage(venue: venue.details.id, device: device, time: update.time, position: position, zone: zone))
         }
         for event in events {
-            hub.publish(LiveMessage(
+            hub.publish(
                 venue: venue.details.id, device: device,
-                payload: ZoneMessage(venue: venue.details.id, device: device, event: event.kind.rawValue, zone: event.zone, time: event.time)))
+                payload: ZoneMessage(venue: venue.details.id, device: device, event: event.kind.rawValue, zone: event.zone, time: event.time))
         }
         return DeviceResponse(venue: venue.details.id, device: device, revision: venue.revision, update: update, zone: zone, events: events)
     }
@@ -76,7 +76,7 @@ struct DeviceController {
     /// Device ids are opaque to the daemon but bounded: 1 to 128 printable characters.
     func deviceID(_ request: Request, _ context: AppRequestContext) throws -> String {
         let device = try request.parameter("device", context)
-        guard (1...128).contains(device.count), device.allSatisfy({ !$0.isWhitespace && !$0.isNewline }) else {
+        guard (1...128).contains(device.count), device.allSatisfy({ !$0.isWhitespace }) else {
             throw HTTPError(.unprocessableContent, message: "a device id is 1 to 128 characters without spaces")
         }
         return device

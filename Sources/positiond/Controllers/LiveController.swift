@@ -15,10 +15,9 @@ struct LiveController {
 
     func register(on group: RouterGroup<AppRequestContext>) {
         group.ws(":venue/live") { request, context in
-            let venue = try catalog.snapshot(for: request, context)
+            _ = try catalog.snapshot(for: request, context)  // an unknown venue is a 404 before the upgrade
             let device = request.uri.queryParameters["device"].map(String.init)
             try context.require(device == nil ? .admin : .locate)
-            _ = venue
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             let venueID = context.requestContext.parameters.get("venue") ?? ""

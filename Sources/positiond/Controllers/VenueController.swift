@@ -37,9 +37,7 @@ struct VenueController {
         let samples = try await parser.samples(of: request, context: context, device: "anonymous")
         // Within one request a frozen beacon can only show in long bursts; the tracked route keeps history.
         let cleaned = samples.map(configuration.builder.cleaner.clean)
-        let live = cleaned.count < configuration.tracking.stuckRepeats
-            ? cleaned
-            : StuckBeaconDetector.removingStuckReadings(from: cleaned, minimumRepeats: configuration.tracking.stuckRepeats).samples
+        let live = StuckBeaconDetector.removingStuckReadings(from: cleaned, minimumRepeats: configuration.tracking.stuckRepeats).samples
         let query = try knownBeacons(in: live, venue: venue, builder: configuration.builder, outcomes: outcomes)
         let result = configuration.locator.locate(query, in: venue.map)
         (result.position == nil ? outcomes.unknown : outcomes.located).increment()
@@ -51,10 +49,9 @@ struct VenueController {
         try context.require(.locate)
         let venue = try catalog.snapshot(for: request, context)
         let samples = try await parser.samples(of: request, context: context, device: "anonymous")
-        let known = Set(venue.details.activeBeacons.map(\.id))
         let heard = samples.map { sample in
             var sample = sample
-            sample.readings.removeAll { !known.contains($0.beacon) }
+            sample.readings.removeAll { !venue.activeBeacons.contains($0.beacon) }
             return sample
         }
         guard heard.contains(where: { !$0.readings.isEmpty }) else {

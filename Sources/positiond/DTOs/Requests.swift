@@ -58,7 +58,7 @@ struct SampleParser: Sendable {
         let now = Date().timeIntervalSince1970
         let validRSSI = ReadingCleaner().validRange
         // Samples of one phone repeat the same UUID: parse each distinct one once.
-        var lastUUID: (text: String, id: BeaconID)?
+        var uuids = UUIDParsingCache()
         return try decoded.samples.enumerated().map { index, input in
             guard input.beacons.count <= settings.maximumReadings else {
                 throw HTTPError(.unprocessableContent, message: "samples[\(index)] holds \(input.beacons.count) readings; at most \(settings.maximumReadings) are accepted")
@@ -71,14 +71,7 @@ struct SampleParser: Sendable {
             for (position, beacon) in input.beacons.enumerated() {
                 let id: BeaconID
                 do {
-                    if let last = lastUUID, last.text == beacon.uuid, let major = UInt16(exactly: beacon.major),
-                        let minor = UInt16(exactly: beacon.minor)
-                    {
-                        id = BeaconID(uuid: last.id.uuid, major: major, minor: minor)
-                    } else {
-                        id = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor)
-                        lastUUID = (beacon.uuid, id)
-                    }
+                    id = try BeaconID(uuidString: beacon.uuid, major: beacon.major, minor: beacon.minor, cache: &uuids)
                 } catch let error as BeaconIDError {
                     throw HTTPError(.unprocessableContent, message: "samples[\(index)]: beacons[\(position)]: \(error.description)")
                 }

@@ -30,6 +30,8 @@ final class DeviceRegistry: Sendable {
     let idleTimeout: Duration
     let configuration: TrackerConfiguration
     private let trackedGauge: Metrics.Gauge
+    /// Devices tracked, changed where devices come and go: reading it takes no shard lock.
+    private let tracked = Atomic<Int>(0)
 
     init(capacity: Int, idleTimeout: Duration, configuration: TrackerConfiguration, shards: Int = 16) {
         let count = max(1, min(shards, capacity))
@@ -50,19 +52,26 @@ final class DeviceRegistry: Sendable {
 
     /// Applies `update` to the device's tracker (created if new) under its shard's lock.
     func withTracker<T: Sendable>(_ key: Key, now: ContinuousClock.Instant = .now, _ update: (inout DeviceTracker) throws -> T) throws -> T {
+        var change = 0
         let result = try shard(for: key).entries.withLock { entries -> T in
-            var entry = entries.removeValue(forKey: key)
-                ?? Entry(tracker: DeviceTracker(device: key.device, configuration: configuration), lastSeen: now)
+            var entry: Entry
+            if let known = entries.removeValue(forKey: key) {
+                entry = known
+            } else {
+                entry = Entry(tracker: DeviceTracker(device: key.device, configuration: configuration), lastSeen: now)
+                change += 1
+            }
             defer {
                 entry.lastSeen = now
                 entries[key] = entry
                 if entries.count > shardCapacity, let oldest = entries.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
                     entries.removeValue(forKey: oldest)
+                    change -= 1
                 }
             }
             return try update(&entry.tracker)
         }
-        trackedGauge.record(count)
+        if change != 0 { trackedGauge.record(tracked.add(change, ordering: .relaxed).newValue) }
         return result
     }
 
@@ -85,9 +94,9 @@ final class DeviceRegistry: Sendable {
                 return before - entries.count
             }
         }
-        trackedGauge.record(count)
+        trackedGauge.record(tracked.subtract(forgotten, ordering: .relaxed).newValue)
         return forgotten
     }
 
-    var count: Int { shards.reduce(0) { $0 + $1.entries.withLock { $0.count } } }
+    var count: Int { tracked.load(ordering: .relaxed) }
 }

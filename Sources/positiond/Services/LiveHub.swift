@@ -63,9 +63,24 @@ final class LiveHub: Sendable {
 
     /// Sends `message` to every matching subscriber without waiting for any of them.
     func publish(_ message: LiveMessage) {
-        let targets = subscribers.withLock { all in
-            all.values.filter { $0.venue == message.venue && (message.device == nil || $0.device == nil || $0.device == message.device) }
+        deliver(message, to: subscribers(venue: message.venue, device: message.device))
+    }
+
+    /// Encodes `payload` and sends it as ``publish(_:)`` does, unless nobody listens: most updates of a
+    /// busy venue have no live subscriber, and encoding is the expensive part.
+    func publish(venue: String, device: String?, payload: some Encodable) {
+        let targets = subscribers(venue: venue, device: device)
+        guard !targets.isEmpty else { return }
+        deliver(LiveMessage(venue: venue, device: device, payload: payload), to: targets)
+    }
+
+    private func subscribers(venue: String, device: String?) -> [Subscriber] {
+        subscribers.withLock { all in
+            all.values.filter { $0.venue == venue && (device == nil || $0.device == nil || $0.device == device) }
         }
+    }
+
+    private func deliver(_ message: LiveMessage, to targets: [Subscriber]) {
         for subscriber in targets {
             if case .dropped = subscriber.continuation.yield(message) {
                 droppedCounter.increment()

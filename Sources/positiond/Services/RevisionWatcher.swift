@@ -42,7 +42,7 @@ struct RevisionWatcher: Service {
                         "venue.id": "\(venue)", "venue.revision": "\(snapshot.revision)",
                         "previous.revision": "\(served[venue].map(String.init) ?? "none")", "fingerprints": "\(snapshot.map.count)",
                     ])
-                hub.publish(LiveMessage(venue: venue, device: nil, payload: RevisionMessage(venue: venue, revision: snapshot.revision)))
+                hub.publish(venue: venue, device: nil, payload: RevisionMessage(venue: venue, revision: snapshot.revision))
             }
             for venue in served.keys where stored[venue] == nil { catalog.remove(venue) }
             try keys.refresh(from: store)

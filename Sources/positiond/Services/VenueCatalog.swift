@@ -11,6 +11,8 @@ struct VenueSnapshot: Sendable {
     /// The spot a beacon names for proximity: the nearest spot on its floor within 3 m, or the spot whose
     /// name is the beacon's label.
     let spotOfBeacon: [BeaconID: Spot]
+    /// The venue's active beacons: what proximity listens to.
+    let activeBeacons: Set<BeaconID>
 
     var revision: Int { details.revision }
 
@@ -29,6 +31,7 @@ struct VenueSnapshot: Sendable {
             }
         }
         spotOfBeacon = spots
+        activeBeacons = Set(survey.venue.activeBeacons.map(\.id))
     }
 }
 
