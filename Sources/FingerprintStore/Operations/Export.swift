@@ -143,7 +143,7 @@ extension FingerprintStore {
             if !fingerprints.isEmpty { try bumpRevision(of: venueID, db) }
             return FingerprintImportSummary(
                 venue: venueID, sessions: sessions.count, fingerprints: fingerprints.count, entries: entryCount,
-                revision: try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venueID]) ?? 0)
+                revision: try revision(of: venueID, db))
         }
     }
 }

@@ -245,7 +245,7 @@ private struct SurveyRecording {
     let venueID: String
     let options: RecordOptions
     let db: Database
-    let levels: Set<Int>
+    var levels: Set<Int>
     let inserter: EntryInserter
     let startedAt = Date()
     /// Fingerprints from this id on are this recording's: coverage reads only the older ones back.
@@ -262,8 +262,7 @@ private struct SurveyRecording {
     var unknownReadings: [BeaconID: Int] = [:]
     var beaconsAdded: [BeaconID] = []
     var spotsCreated: [String] = []
-    var added: [String: Int] = [:]
-    /// Beacons per new fingerprint, per spot.
+    /// Beacons per new fingerprint, per spot: how many fingerprints each spot got, too.
     var addedBeaconCounts: [String: [Int]] = [:]
 
     init(store: FingerprintStore, venueID: String, options: RecordOptions, _ db: Database) throws {
@@ -340,12 +339,11 @@ private struct SurveyRecording {
                 continue
             }
             let first = window[0]
-            let spotName = first.truth.spot ?? "\(first.truth.x),\(first.truth.y),\(first.truth.floor)"
+            let spotName = first.truth.spotName
             let fingerprintID = try inserter.insertFingerprint(
                 spot: try spotID(spotName, truth: first.truth), session: try sessionID(first.sample.device),
                 device: first.sample.device, time: first.sample.time, sampleCount: window.count)
             try inserter.insertEntries(of: fingerprint, id: fingerprintID, beaconRows: beaconRows)
-            added[spotName, default: 0] += 1
             addedBeaconCounts[spotName, default: []].append(fingerprint.entries.count)
         }
     }
@@ -355,6 +353,7 @@ private struct SurveyRecording {
         if let known = spotRows[name] { return known }
         if !levels.contains(truth.floor) {
             try FloorRecord(venueId: venueID, level: truth.floor, name: "Level \(truth.floor)").save(db)
+            levels.insert(truth.floor)
         }
         var record = SpotRecord(id: nil, venueId: venueID, name: name, x: truth.x, y: truth.y, floor: truth.floor, zone: nil)
         try record.insert(db)
@@ -377,12 +376,13 @@ private struct SurveyRecording {
     /// Stores the last window, bumps the revision when anything changed, and sums up.
     mutating func finish() throws -> RecordSummary {
         try store(windower.finish())
-        let stored = added.values.reduce(0, +)
+        let stored = addedBeaconCounts.values.reduce(0) { $0 + $1.count }
         if stored > 0 || !beaconsAdded.isEmpty || !spotsCreated.isEmpty { try store.bumpRevision(of: venueID, db) }
         let coverage = try store.spotCoverage(venueID, db, before: firstNewFingerprint, adding: addedBeaconCounts)
-        let spots = coverage.filter { added[$0.spot] != nil || spotsCreated.contains($0.spot) }.map { spot in
+        let created = Set(spotsCreated)
+        let spots = coverage.filter { addedBeaconCounts[$0.spot] != nil || created.contains($0.spot) }.map { spot in
             var spot = spot
-            spot.added = added[spot.spot] ?? 0
+            spot.added = addedBeaconCounts[spot.spot]?.count ?? 0
             return spot
         }
         return RecordSummary(
@@ -392,6 +392,6 @@ private struct SurveyRecording {
             beaconsAdded: beaconsAdded.map(\.description).sorted(), spotsCreated: spotsCreated,
             spots: spots,
             spotsToRevisit: coverage.filter(\.needsRevisit).map(\.spot),
-            revision: try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venueID]) ?? 0)
+            revision: try store.revision(of: venueID, db))
     }
 }

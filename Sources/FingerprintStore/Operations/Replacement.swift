@@ -179,7 +179,7 @@ extension FingerprintStore {
             let entry = try db.cachedStatement(sql: "INSERT INTO replacementEntry (replacementId, fingerprintId) VALUES (?, ?)")
             for fingerprint in inherited { try entry.execute(arguments: [record.id!, fingerprint]) }
             try bumpRevision(of: request.venue, db)
-            let after = try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [request.venue]) ?? 0
+            let after = try revision(of: request.venue, db)
             var report = try replacement(record, db)
             report.calibration = estimate
             report.dryRun = request.dryRun
@@ -237,7 +237,7 @@ extension FingerprintStore {
             report.dryRun = dryRun
             report.revisionBefore = venue.revision
             report.revisionAfter = dryRun ? venue.revision
-                : try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venueID]) ?? 0
+                : try revision(of: venueID, db)
             return report
         }
     }
@@ -310,7 +310,7 @@ extension FingerprintStore {
         }
         let inherited = try Int.fetchOne(
             db, sql: "SELECT COUNT(*) FROM replacementEntry WHERE replacementId = ?", arguments: [record.id]) ?? 0
-        let revision = try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [record.venueId]) ?? 0
+        let revision = try revision(of: record.venueId, db)
         return BeaconReplacement(
             id: record.id, venue: record.venueId, kind: BeaconReplacement.Kind(rawValue: record.kind) ?? .replace,
             old: try identity(record.oldBeaconId) ?? "?", new: try identity(record.newBeaconId), operator: record.operator,

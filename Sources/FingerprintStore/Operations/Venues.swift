@@ -140,7 +140,7 @@ extension FingerprintStore {
             summary.changedPositioning = !summary.created
                 && (summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
             if summary.changedPositioning { try bumpRevision(of: venue.id, db) }
-            summary.revision = try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venue.id]) ?? 1
+            summary.revision = try revision(of: venue.id, db)
             return summary
         }
         logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
@@ -201,6 +201,14 @@ extension FingerprintStore {
     func bumpRevision(of venue: String, _ db: Database) throws {
         try db.execute(
             sql: "UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", arguments: [Date(), venue])
+    }
+
+    /// The venue's current revision.
+    func revision(of venue: String, _ db: Database) throws -> Int {
+        guard let revision = try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venue]) else {
+            throw StoreError.unknownVenue(venue)
+        }
+        return revision
     }
 }
 

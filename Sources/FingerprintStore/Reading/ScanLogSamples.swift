@@ -90,7 +90,7 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
         samples.reserveCapacity(piece.lines.count)
         for (number, line) in piece.lines {
             guard let truth = line.groundTruth else {
-                errors.append(.init(line: number, message: "survey and test lines need their ground truth: fields 'x' and 'y'"))
+                errors.append(.missingGroundTruth(line: number))
                 continue
             }
             do {

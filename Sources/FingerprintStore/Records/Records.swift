@@ -11,11 +11,6 @@ struct VenueRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     var revision: Int
     var createdAt: Date
     var updatedAt: Date
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let revision = Column(CodingKeys.revision)
-    }
 }
 
 struct FloorRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
@@ -52,7 +47,6 @@ struct BeaconRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashabl
     var status: BeaconStatus
 
     enum Columns {
-        static let id = Column(CodingKeys.id)
         static let venueId = Column(CodingKeys.venueId)
         static let uuid = Column(CodingKeys.uuid)
         static let major = Column(CodingKeys.major)
@@ -114,11 +108,6 @@ struct FingerprintRecord: Codable, FetchableRecord, MutablePersistableRecord, Ha
     var time: Double
     var sampleCount: Int
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let spotId = Column(CodingKeys.spotId)
-    }
-
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
@@ -134,7 +123,6 @@ struct FingerprintEntryRecord: Codable, FetchableRecord, PersistableRecord, Hash
     var visibility: Double
 
     enum Columns {
-        static let fingerprintId = Column(CodingKeys.fingerprintId)
         static let beaconId = Column(CodingKeys.beaconId)
     }
 }

@@ -93,7 +93,7 @@ public struct SurveyFingerprints: Sendable {
         fingerprints = []
         for window in SampleWindows.windows(of: heard, size: windowSize) {
             let truth = window[0].truth
-            let name = truth.spot ?? "\(truth.x),\(truth.y),\(truth.floor)"
+            let name = truth.spotName
             let index: Int
             if let known = spotIndex[name] {
                 index = known

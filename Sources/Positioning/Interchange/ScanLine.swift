@@ -75,4 +75,8 @@ public struct GroundTruth: Hashable, Sendable, Codable {
         self.y = y
         self.floor = floor
     }
+
+    /// The spot's name, or for a line without one a name made of its coordinates (`x,y,floor`): the
+    /// name a spot created from the log gets.
+    public var spotName: String { spot ?? "\(x),\(y),\(floor)" }
 }

@@ -199,17 +199,13 @@ public struct ScanLineParser {
         return nil
     }
 
-    private mutating func plainString() -> String? {
-        plainStringBytes().map { String(decoding: $0, as: UTF8.self) }
-    }
-
     private mutating func internedString() -> String? {
         guard let raw = plainStringBytes() else { return nil }
         return strings.string(raw)
     }
 
     /// The keys of the format.
-    private enum Key: CaseIterable {
+    private enum Key {
         case t, device, spot, x, y, floor, beacons, uuid, major, minor, rssi, other
 
         var name: StaticString {
@@ -333,14 +329,14 @@ public struct ScanLineParser {
         skipWhitespace()
         guard index < bytes.count else { return false }
         switch bytes[index] {
-        case UInt8(ascii: "\""): return plainString() != nil
+        case UInt8(ascii: "\""): return plainStringBytes() != nil
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             let close = bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
             let isObject = close == UInt8(ascii: "}")
             index += 1
             if consume(close) { return true }
             repeat {
-                if isObject { guard plainString() != nil, consume(UInt8(ascii: ":")) else { return false } }
+                if isObject { guard plainStringBytes() != nil, consume(UInt8(ascii: ":")) else { return false } }
                 guard skipValue() else { return false }
             } while consume(UInt8(ascii: ","))
             return consume(close)

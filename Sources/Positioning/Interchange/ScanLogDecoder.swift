@@ -17,6 +17,11 @@ public struct ScanLogDecoder: Sendable {
         }
 
         public var description: String { "line \(line): \(message)" }
+
+        /// A survey or test line without its ground truth, which those logs must carry.
+        public static func missingGroundTruth(line: Int) -> LineError {
+            LineError(line: line, message: "survey and test lines need their ground truth: fields 'x' and 'y'")
+        }
     }
 
     /// RSSI values a line may carry besides 0 ("unknown"); anything else makes the line invalid.

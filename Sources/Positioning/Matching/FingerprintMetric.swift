@@ -113,6 +113,5 @@ struct Overlap {
         onlyInReference = reference.entries.count - common
     }
 
-    var absent: Int { onlyInQuery + onlyInReference }
     var union: Float { Float(common + onlyInQuery + onlyInReference) }
 }

@@ -35,8 +35,6 @@ public struct RadioMap: Sendable {
     public let presentCount: [Float]
     /// Sum of each row's relative powers (padded like ``presentCount``).
     public let valueSum: [Float]
-    /// Indices of the rows of each spot.
-    public let rowsOfSpot: [[Int]]
     /// Rows per block of ``compact``: the SIMD width.
     public static let lanes = 8
     /// Blocks of ``compact``: `count` rounded up to a multiple of ``lanes``, divided by it. The rows of the
@@ -84,7 +82,6 @@ public struct RadioMap: Sendable {
         let blocks = (fingerprints.count + lanes - 1) / lanes
         var presentCount = [Float](repeating: 0, count: blocks * lanes)
         var valueSum = [Float](repeating: 0, count: blocks * lanes)
-        var rowsOfSpot = [[Int]](repeating: [], count: spots.count)
         var compact = [Float](repeating: Self.absent, count: blocks * width * lanes)
         for (row, reference) in fingerprints.enumerated() {
             let base = row * stride
@@ -98,7 +95,6 @@ public struct RadioMap: Sendable {
                 presentCount[row] += 1
                 valueSum[row] += value
             }
-            rowsOfSpot[reference.spot].append(row)
         }
         self.blockCount = blocks
         self.compact = compact
@@ -112,7 +108,6 @@ public struct RadioMap: Sendable {
         self.matrix = matrix
         self.presentCount = presentCount
         self.valueSum = valueSum
-        self.rowsOfSpot = rowsOfSpot
         self.columnOfBeacon = columnOfBeacon
     }
 

@@ -18,7 +18,7 @@ struct ScanLogInput {
         var lines = decoded.lines
         if requireGroundTruth {
             for entry in lines where entry.line.groundTruth == nil {
-                errors.append(.init(line: entry.number, message: "survey and test lines need their ground truth: fields 'x' and 'y'"))
+                errors.append(.missingGroundTruth(line: entry.number))
             }
             lines.removeAll { $0.line.groundTruth == nil }
             errors.sort { $0.line < $1.line }
