@@ -25,14 +25,15 @@ struct DeviceController {
         let device = try deviceID(request, context)
         let samples = try await parser.samples(of: request, context: context, device: device)
         // Refuse a body that says nothing about this venue before it touches the device's state.
-        _ = try knownBeacons(
-            in: samples.map(configuration.builder.cleaner.clean), venue: venue, builder: configuration.builder, outcomes: outcomes)
+        _ = try knownFingerprint(
+            of: samples.map(configuration.builder.cleaner.clean), venue: venue, builder: configuration.builder, outcomes: outcomes)
 
         let key = DeviceRegistry.Key(venue: venue.details.id, device: device)
+        let ordered = samples.sorted { $0.time < $1.time }  // outside the shard's lock
         let (update, zone, events) = try devices.withTracker(key) { tracker -> (TrackingUpdate?, String?, [ZoneEvent]) in
             var last: TrackingUpdate?
             var events: [ZoneEvent] = []
-            for sample in samples.sorted(by: { $0.time < $1.time }) {
+            for sample in ordered {
                 // A sample with nothing usable still ages the window; it just cannot produce a position.
                 if let update = try? tracker.update(
                     with: sample, builder: configuration.builder, locator: configuration.locator, map: venue.map)

@@ -82,6 +82,13 @@ struct VenueController {
 func knownBeacons(
     in samples: [Sample], venue: VenueSnapshot, builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
 ) throws -> QueryVector {
+    venue.map.query(for: try knownFingerprint(of: samples, venue: venue, builder: builder, outcomes: outcomes))
+}
+
+/// The fingerprint of cleaned `samples`, or 422 unless it holds a beacon of `venue`'s radio map.
+func knownFingerprint(
+    of samples: [Sample], venue: VenueSnapshot, builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
+) throws -> Fingerprint {
     let fingerprint: Fingerprint
     do {
         fingerprint = try builder.fingerprint(ofCleaned: samples)
@@ -89,11 +96,10 @@ func knownBeacons(
         outcomes.rejected.increment()
         throw HTTPError(.unprocessableContent, message: "no known beacon: no usable beacon reading in the samples (all empty, 0 or out of range)")
     }
-    let query = venue.map.query(for: fingerprint)
-    guard query.presentCount > 0 else {
+    guard fingerprint.entries.keys.contains(where: { venue.map.column(of: $0) != nil }) else {
         outcomes.rejected.increment()
         let heard = fingerprint.beacons.prefix(5).map(\.description).joined(separator: ", ")
         throw HTTPError(.unprocessableContent, message: "no known beacon: none of the \(fingerprint.entries.count) beacons heard (\(heard)) is surveyed in venue '\(venue.details.id)'")
     }
-    return query
+    return fingerprint
 }

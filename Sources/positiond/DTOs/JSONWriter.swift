@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import Positioning
 
-/// Writes compact JSON straight into a buffer, for the two hot responses (locate and tracked samples):
+/// Writes compact JSON straight into a buffer, for the hot response (locate; tracked samples still use JSONEncoder):
 /// JSONEncoder with sorted, snake-cased keys took a fifth of the daemon's time under load. Keys are
 /// written in sorted order, and numbers as JSONEncoder writes them, so the bytes are the same.
 struct JSONWriter {
