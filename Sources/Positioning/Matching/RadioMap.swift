@@ -1,18 +1,19 @@
+import Synchronization
+
 /// A venue's survey as dense matrices, built once per venue revision and then only read.
 ///
-/// Rows are reference fingerprints, columns the beacons seen anywhere in the survey. Each row is stored
-/// as three contiguous blocks of `beaconCount` floats, `[mask | value | value²]`:
-/// - `mask` is 1 where the fingerprint sees the beacon, 0 elsewhere;
-/// - `value` is the relative power (0 where absent);
-/// - `value²` its square.
-/// With this layout the squared-Euclidean family reduces to one matrix product per query
-/// (see ``EuclideanMetric``).
+/// Rows are reference fingerprints, columns the beacons seen anywhere in the survey. The compact matrix
+/// holds the relative powers, with ``absent`` (-1, never a relative power) where a fingerprint does not
+/// see a beacon, laid out for SIMD: rows are grouped in blocks of 8 (``lanes``), and a block stores,
+/// beacon after beacon, that beacon's value in its 8 rows. One SIMD register then holds one beacon of 8
+/// fingerprints, so the kernels compute 8 distances at once with no horizontal sums, and skip the beacons
+/// the query does not see.
 ///
-/// A second, compact matrix holds only the values, with ``absent`` (-1, never a relative power) where a
-/// fingerprint does not see a beacon, laid out for SIMD: rows are grouped in blocks of 8 (``lanes``), and a
-/// block stores, beacon after beacon, that beacon's value in its 8 rows. One SIMD register then holds one
-/// beacon of 8 fingerprints, so the kernels compute 8 distances at once with no horizontal sums, and skip
-/// the beacons the query does not see. It is a third of the bytes of the BLAS layout.
+/// The BLAS layout, ``matrix``, stores each row as three contiguous blocks of `beaconCount` floats,
+/// `[mask | value | value²]` (`mask` 1 where the fingerprint sees the beacon, `value` the relative power or
+/// 0, `value²` its square), so the squared-Euclidean family reduces to one matrix product per query (see
+/// ``EuclideanMetric``). It is three times the bytes of the compact matrix and only the BLAS kernel reads
+/// it, so it is laid out on first use rather than with every map.
 public struct RadioMap: Sendable {
     /// The map's columns, sorted.
     public let beacons: [BeaconID]
@@ -29,8 +30,10 @@ public struct RadioMap: Sendable {
     public let beaconCount: Int
     /// Floats per row: `3 * beaconCount`.
     public let rowStride: Int
-    /// `count * rowStride` floats, row-major, `[mask | value | value²]` per row.
-    public let matrix: [Float]
+    /// `count * rowStride` floats, row-major, `[mask | value | value²]` per row; laid out from ``compact``
+    /// on first use, once per map.
+    public var matrix: [Float] { blasLayout.matrix(of: self) }
+    private let blasLayout = BLASLayout()
     /// Beacons each row sees (padded with zeros to `blockCount * lanes`, for the SIMD kernels).
     public let presentCount: [Float]
     /// Sum of each row's relative powers (padded like ``presentCount``).
@@ -77,20 +80,15 @@ public struct RadioMap: Sendable {
 
         let width = beacons.count
         let stride = 3 * width
-        var matrix = [Float](repeating: 0, count: fingerprints.count * stride)
         let lanes = Self.lanes
         let blocks = (fingerprints.count + lanes - 1) / lanes
         var presentCount = [Float](repeating: 0, count: blocks * lanes)
         var valueSum = [Float](repeating: 0, count: blocks * lanes)
         var compact = [Float](repeating: Self.absent, count: blocks * width * lanes)
         for (row, reference) in fingerprints.enumerated() {
-            let base = row * stride
             for (beacon, entry) in reference.fingerprint.entries {
                 let column = columnOfBeacon[beacon]!
                 let value = entry.relativePower
-                matrix[base + column] = 1
-                matrix[base + width + column] = value
-                matrix[base + 2 * width + column] = value * value
                 compact[(row / lanes) * width * lanes + column * lanes + row % lanes] = value
                 presentCount[row] += 1
                 valueSum[row] += value
@@ -105,7 +103,6 @@ public struct RadioMap: Sendable {
         self.count = fingerprints.count
         self.beaconCount = width
         self.rowStride = stride
-        self.matrix = matrix
         self.presentCount = presentCount
         self.valueSum = valueSum
         self.columnOfBeacon = columnOfBeacon
@@ -134,7 +131,7 @@ public struct RadioMap: Sendable {
     }
 
     /// Bytes of the BLAS layout a query reads in full.
-    public var matrixBytes: Int { matrix.count * MemoryLayout<Float>.stride }
+    public var matrixBytes: Int { count * rowStride * MemoryLayout<Float>.stride }
 
     /// Bytes of the compact matrix a SIMD query reads in full: what bounds a locate on a large map.
     public var compactBytes: Int { compact.count * MemoryLayout<Float>.stride }
@@ -178,3 +175,30 @@ public enum RadioMapError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// The BLAS layout of one map, laid out from its compact matrix the first time the BLAS kernel asks.
+private final class BLASLayout: Sendable {
+    private let built = Mutex<[Float]?>(nil)
+
+    func matrix(of map: RadioMap) -> [Float] {
+        built.withLock { built in
+            if let built { return built }
+            let width = map.beaconCount, lanes = RadioMap.lanes
+            var matrix = [Float](repeating: 0, count: map.count * map.rowStride)
+            for row in 0..<map.count {
+                let base = row * map.rowStride
+                let block = (row / lanes) * width * lanes + row % lanes
+                for column in 0..<width {
+                    let value = map.compact[block + column * lanes]
+                    guard value != RadioMap.absent else { continue }
+                    matrix[base + column] = 1
+                    matrix[base + width + column] = value
+                    matrix[base + 2 * width + column] = value * value
+                }
+            }
+            built = matrix
+            return matrix
+        }
+    }
+}
+
