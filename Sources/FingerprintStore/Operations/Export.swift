@@ -64,7 +64,7 @@ extension FingerprintStore {
     /// Every fingerprint of a venue in the export format, in storage order, read in one transaction.
     public func exportFingerprints(of venueID: String) throws -> [ExportedFingerprint] {
         try writer.read { db in
-            _ = try venueDetails(venueID, db)
+            try venueRecord(venueID, db)
             var beacons: [Int64: BeaconID] = [:]
             for (beacon, id) in try beaconIndex(venueID, db, includeRetired: true) { beacons[id] = beacon }
             var sessions: [Int64: ExportedFingerprint.Session] = [:]
@@ -103,7 +103,7 @@ extension FingerprintStore {
     /// export's venue.json first). One transaction; unknown spots or beacons abort it.
     public func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String) throws -> FingerprintImportSummary {
         try writer.write { db in
-            _ = try venueDetails(venueID, db)
+            try venueRecord(venueID, db)
             let beacons = try beaconIndex(venueID, db, includeRetired: true)
             var spots: [String: Int64] = [:]
             for row in try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).fetchAll(db) { spots[row.name] = row.id! }

@@ -193,7 +193,7 @@ extension FingerprintStore {
     /// The venue's replacements and removals, newest first.
     public func replacements(of venueID: String) throws -> [BeaconReplacement] {
         try writer.read { db in
-            _ = try venueDetails(venueID, db)
+            try venueRecord(venueID, db)
             return try BeaconReplacementRecord.filter(Column("venueId") == venueID).order(Column("id").desc).fetchAll(db)
                 .map { try replacement($0, db) }
         }

@@ -181,8 +181,15 @@ extension FingerprintStore {
         }
     }
 
-    func venueDetails(_ id: String, _ db: Database) throws -> VenueDetails {
+    /// The venue's row, or ``StoreError/unknownVenue(_:)``: the existence check of every operation.
+    @discardableResult
+    func venueRecord(_ id: String, _ db: Database) throws -> VenueRecord {
         guard let venue = try VenueRecord.fetchOne(db, key: id) else { throw StoreError.unknownVenue(id) }
+        return venue
+    }
+
+    func venueDetails(_ id: String, _ db: Database) throws -> VenueDetails {
+        let venue = try venueRecord(id, db)
         let floors = try FloorRecord.filter(FloorRecord.Columns.venueId == id).order(FloorRecord.Columns.level).fetchAll(db)
         let beacons = try BeaconRecord.filter(BeaconRecord.Columns.venueId == id).fetchAll(db)
         let spots = try SpotRecord.filter(SpotRecord.Columns.venueId == id).order(SpotRecord.Columns.id).fetchAll(db)
