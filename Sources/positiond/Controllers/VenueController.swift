@@ -78,28 +78,41 @@ struct VenueController {
 
 }
 
-/// The query of `samples` in `venue`, or 422 when nothing usable of the venue was heard.
+/// The query of cleaned `samples` in `venue`, or 422 when nothing usable of the venue was heard.
 func knownBeacons(
     in samples: [Sample], venue: VenueSnapshot, builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
 ) throws -> QueryVector {
-    venue.map.query(for: try knownFingerprint(of: samples, venue: venue, builder: builder, outcomes: outcomes))
+    let fingerprint = try usableFingerprint(of: samples, builder: builder, outcomes: outcomes)
+    let query = venue.map.query(for: fingerprint)
+    guard query.presentCount > 0 else { throw noKnownBeacon(in: fingerprint, venue: venue, outcomes: outcomes) }
+    return query
 }
 
-/// The fingerprint of cleaned `samples`, or 422 unless it holds a beacon of `venue`'s radio map.
+/// The fingerprint of cleaned `samples`, or 422 unless it holds a beacon of `venue`'s radio map; for
+/// routes that only need to know the body is worth acting on.
 func knownFingerprint(
     of samples: [Sample], venue: VenueSnapshot, builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
 ) throws -> Fingerprint {
-    let fingerprint: Fingerprint
+    let fingerprint = try usableFingerprint(of: samples, builder: builder, outcomes: outcomes)
+    guard fingerprint.entries.keys.contains(where: { venue.map.column(of: $0) != nil }) else {
+        throw noKnownBeacon(in: fingerprint, venue: venue, outcomes: outcomes)
+    }
+    return fingerprint
+}
+
+private func usableFingerprint(
+    of samples: [Sample], builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
+) throws -> Fingerprint {
     do {
-        fingerprint = try builder.fingerprint(ofCleaned: samples)
+        return try builder.fingerprint(ofCleaned: samples)
     } catch {
         outcomes.rejected.increment()
         throw HTTPError(.unprocessableContent, message: "no known beacon: no usable beacon reading in the samples (all empty, 0 or out of range)")
     }
-    guard fingerprint.entries.keys.contains(where: { venue.map.column(of: $0) != nil }) else {
-        outcomes.rejected.increment()
-        let heard = fingerprint.beacons.prefix(5).map(\.description).joined(separator: ", ")
-        throw HTTPError(.unprocessableContent, message: "no known beacon: none of the \(fingerprint.entries.count) beacons heard (\(heard)) is surveyed in venue '\(venue.details.id)'")
-    }
-    return fingerprint
+}
+
+private func noKnownBeacon(in fingerprint: Fingerprint, venue: VenueSnapshot, outcomes: Observability.LocateOutcomes) -> HTTPError {
+    outcomes.rejected.increment()
+    let heard = fingerprint.beacons.prefix(5).map(\.description).joined(separator: ", ")
+    return HTTPError(.unprocessableContent, message: "no known beacon: none of the \(fingerprint.entries.count) beacons heard (\(heard)) is surveyed in venue '\(venue.details.id)'")
 }
