@@ -13,9 +13,9 @@ public struct VenueSurvey: Sendable {
     /// The revision this survey was read at.
     public var revision: Int { venue.revision }
 
-    /// The dense radio map of this survey.
-    public func radioMap() throws(RadioMapError) -> RadioMap {
-        try RadioMap(spots: spots, fingerprints: fingerprints)
+    /// The dense radio map of this survey, in the `representation` of the metric that will read it.
+    public func radioMap(representation: SignalRepresentation = .relativePower) throws(RadioMapError) -> RadioMap {
+        try RadioMap(spots: spots, fingerprints: fingerprints, representation: representation)
     }
 }
 

@@ -120,12 +120,14 @@ extension Evaluator {
     /// radio map of all *other* spots, and its error is the distance to its own spot. It tells a surveyor
     /// how well the survey interpolates, without a separate test walk.
     public func crossValidate(spots: [Spot], fingerprints: [(spot: Int, fingerprint: Fingerprint)]) throws(RadioMapError) -> EvaluationReport {
-        let map = try RadioMap(spots: spots, fingerprints: fingerprints)
+        // Maps in the representation the locator's metric reads.
+        let representation = locator.metric.representation
+        let map = try RadioMap(spots: spots, fingerprints: fingerprints, representation: representation)
         var tally = Tally(map: map)
         for (spotIndex, spot) in spots.enumerated() {
             let own = fingerprints.filter { $0.spot == spotIndex }
             guard !own.isEmpty else { continue }
-            let others = try RadioMap(spots: spots, fingerprints: fingerprints.filter { $0.spot != spotIndex })
+            let others = try RadioMap(spots: spots, fingerprints: fingerprints.filter { $0.spot != spotIndex }, representation: representation)
             let truth = GroundTruth(spot: nil, x: spot.x, y: spot.y, floor: spot.floor)
             for reference in own {
                 tally.add(locator.locate(reference.fingerprint, in: others).outcome, truth: truth)

@@ -112,8 +112,8 @@ public struct SurveyFingerprints: Sendable {
         self.spots = spots
     }
 
-    /// The radio map of these fingerprints.
-    public func radioMap() throws(RadioMapError) -> RadioMap {
-        try RadioMap(spots: spots, fingerprints: fingerprints)
+    /// The radio map of these fingerprints, in the `representation` of the metric that will read it.
+    public func radioMap(representation: SignalRepresentation = .relativePower) throws(RadioMapError) -> RadioMap {
+        try RadioMap(spots: spots, fingerprints: fingerprints, representation: representation)
     }
 }

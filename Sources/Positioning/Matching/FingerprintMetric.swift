@@ -1,9 +1,13 @@
 /// A distance between a live fingerprint and reference fingerprints.
 ///
-/// Every metric compares relative powers over the beacons both sides see and adds a penalty for each
-/// beacon present on one side only. Two fingerprints that share no beacon have no distance (`nil`,
-/// or `.infinity` in bulk): they are never a match.
+/// Every metric compares the beacons both sides see, in its ``representation`` (relative powers unless
+/// it says otherwise), and adds a penalty for beacons present on one side only. Two fingerprints that
+/// share no beacon have no distance (`nil`, or `.infinity` in bulk): they are never a match.
 public protocol FingerprintMetric: Sendable {
+    /// What the metric compares per beacon: a ``RadioMap`` it reads in bulk must be built with this
+    /// representation (`RadioMap(spots:fingerprints:representation:)`).
+    var representation: SignalRepresentation { get }
+
     /// The plain, obviously correct definition on sparse fingerprints. Tests hold ``distances(from:in:into:)``
     /// to it.
     func distance(_ query: Fingerprint, _ reference: Fingerprint) -> Float?
@@ -19,6 +23,9 @@ public protocol FingerprintMetric: Sendable {
 }
 
 extension FingerprintMetric {
+    /// Relative powers: what every metric compared before dB-scale metrics existed.
+    public var representation: SignalRepresentation { .relativePower }
+
     public func distances(from queries: [QueryVector], in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
         for (index, query) in queries.enumerated() {
             self.distances(from: query, in: map, into: UnsafeMutableBufferPointer(rebasing: distances[(index * map.count)..<((index + 1) * map.count)]))
@@ -26,7 +33,8 @@ extension FingerprintMetric {
     }
 }
 
-/// The cost of a beacon heard on one side only, in relative-power units (a beacon's full swing is 1).
+/// The cost of a beacon heard on one side only, in relative-power units (a beacon's full swing is 1);
+/// ``DecibelOffsetMetric`` reads it as dB² per dB of the missing beacon's level instead.
 ///
 /// The two sides differ: a beacon the phone hears now but the survey never heard there is strong
 /// evidence against the spot, while a weak beacon the survey heard but the phone missed in one scan

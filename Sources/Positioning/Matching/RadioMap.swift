@@ -3,18 +3,20 @@ import Synchronization
 /// A venue's survey as dense matrices, built once per venue revision and then only read.
 ///
 /// Rows are reference fingerprints, columns the beacons seen anywhere in the survey. The compact matrix
-/// holds the relative powers, with ``absent`` (-1, never a relative power) where a fingerprint does not
-/// see a beacon, laid out for SIMD: rows are grouped in blocks of 8 (``lanes``), and a block stores,
+/// holds each beacon's value in the map's ``representation`` (relative power unless a metric asks for dB),
+/// with ``absent`` (-1, never a value) where a fingerprint does not see a beacon, laid out for SIMD: rows are grouped in blocks of 8 (``lanes``), and a block stores,
 /// beacon after beacon, that beacon's value in its 8 rows. One SIMD register then holds one beacon of 8
 /// fingerprints, so the kernels compute 8 distances at once with no horizontal sums, and skip the beacons
 /// the query does not see.
 ///
 /// The BLAS layout, ``matrix``, stores each row as three contiguous blocks of `beaconCount` floats,
-/// `[mask | value | value²]` (`mask` 1 where the fingerprint sees the beacon, `value` the relative power or
-/// 0, `value²` its square), so the squared-Euclidean family reduces to one matrix product per query (see
+/// `[mask | value | value²]` (`mask` 1 where the fingerprint sees the beacon, `value` its value or 0,
+/// `value²` its square), so the squared-Euclidean family reduces to one matrix product per query (see
 /// ``EuclideanMetric``). It is three times the bytes of the compact matrix and only the BLAS kernel reads
 /// it, so it is laid out on first use rather than with every map.
 public struct RadioMap: Sendable {
+    /// What the matrices hold per beacon; a metric's ``FingerprintMetric/representation`` must match it.
+    public let representation: SignalRepresentation
     /// The map's columns, sorted.
     public let beacons: [BeaconID]
     /// The venue's spots; rows point into this array.
@@ -36,7 +38,7 @@ public struct RadioMap: Sendable {
     private let blasLayout = BLASLayout()
     /// Beacons each row sees (padded with zeros to `blockCount * lanes`, for the SIMD kernels).
     public let presentCount: [Float]
-    /// Sum of each row's relative powers (padded like ``presentCount``).
+    /// Sum of each row's values (padded like ``presentCount``).
     public let valueSum: [Float]
     /// Rows per block of ``compact``: the SIMD width.
     public static let lanes = 8
@@ -47,16 +49,21 @@ public struct RadioMap: Sendable {
     /// `(r / lanes) * beaconCount * lanes + c * lanes + r % lanes`.
     public let compact: [Float]
 
-    /// What ``compact`` holds where a fingerprint does not see a beacon (relative powers are in 0...1).
+    /// What ``compact`` holds where a fingerprint does not see a beacon (every ``SignalRepresentation``
+    /// value is at least 0).
     public static let absent: Float = -1
 
     private let columnOfBeacon: [BeaconID: Int]
 
     /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices, ordered by spot
-    /// (fingerprints of one spot keep their order).
+    /// (fingerprints of one spot keep their order), each beacon as `representation` says: build the map
+    /// with the representation of the metric that will read it.
     ///
     /// - Throws: ``RadioMapError`` when a spot index is out of range or a fingerprint is empty.
-    public init(spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)]) throws(RadioMapError) {
+    public init(
+        spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
+        representation: SignalRepresentation = .relativePower
+    ) throws(RadioMapError) {
         var beaconSet = Set<BeaconID>()
         for (index, reference) in unordered.enumerated() {
             guard spots.indices.contains(reference.spot) else { throw .spotOutOfRange(row: index) }
@@ -88,12 +95,13 @@ public struct RadioMap: Sendable {
         for (row, reference) in fingerprints.enumerated() {
             for (beacon, entry) in reference.fingerprint.entries {
                 let column = columnOfBeacon[beacon]!
-                let value = entry.relativePower
+                let value = representation.value(of: entry)
                 compact[(row / lanes) * width * lanes + column * lanes + row % lanes] = value
                 presentCount[row] += 1
                 valueSum[row] += value
             }
         }
+        self.representation = representation
         self.blockCount = blocks
         self.compact = compact
         self.beacons = beacons
@@ -111,7 +119,7 @@ public struct RadioMap: Sendable {
     /// The column of `beacon`, nil when no reference fingerprint sees it.
     public func column(of beacon: BeaconID) -> Int? { columnOfBeacon[beacon] }
 
-    /// Lays a live fingerprint out along the map's columns.
+    /// Lays a live fingerprint out along the map's columns, in the map's ``representation``.
     public func query(for fingerprint: Fingerprint) -> QueryVector {
         var query = QueryVector(beaconCount: beaconCount)
         for (beacon, entry) in fingerprint.entries {
@@ -119,11 +127,12 @@ public struct RadioMap: Sendable {
                 query.unmappedBeacons.append(beacon)
                 continue
             }
+            let value = representation.value(of: entry)
             query.mask[column] = 1
-            query.values[column] = entry.relativePower
-            query.squares[column] = entry.relativePower * entry.relativePower
+            query.values[column] = value
+            query.squares[column] = value * value
             query.presentCount += 1
-            query.valueSum += entry.relativePower
+            query.valueSum += value
         }
         query.unmappedBeacons.sort()
         query.presentColumns = (0..<beaconCount).filter { query.mask[$0] > 0 }
@@ -141,7 +150,7 @@ public struct RadioMap: Sendable {
 public struct QueryVector: Sendable, Hashable {
     /// 1 where the query sees the column's beacon.
     public var mask: [Float]
-    /// Relative power per column, 0 where absent.
+    /// The beacon's value per column in the map's ``RadioMap/representation``, 0 where absent.
     public var values: [Float]
     /// `values` squared.
     public var squares: [Float]
