@@ -13,6 +13,8 @@ enum CompactKernels {
         var second = Vector(repeating: 0)
         /// Number of shared beacons.
         var common = Vector(repeating: 0)
+        /// Σ both·r: only the offset kind adds to it (the other kinds leave it 0, and the optimiser drops it).
+        var commonReference = Vector(repeating: 0)
     }
 
     /// The kinds of sums the metrics need.
@@ -24,6 +26,9 @@ enum CompactKernels {
         /// `first` = Σ |q − r| over the query's beacons with absent r read as 0, `second` = Σ r there
         /// (Sørensen completes the union with the rows' value sums).
         case unionAbsoluteDifferences
+        /// As ``squaredDifferences``, plus `commonReference` = Σ r over shared beacons (the dB-offset metric
+        /// recovers both sides' one-sided sums from it and the value sums).
+        case squaredDifferencesAndReferenceSum
     }
 
     /// Calls `body(block, sums)` for every block of 8 rows of `map`.
@@ -63,6 +68,13 @@ enum CompactKernels {
                                 sums.first += difference.replacing(with: -difference, where: difference .< zero)
                                 sums.second += present
                                 sums.common += one.replacing(with: 0, where: absent)
+                            case .squaredDifferencesAndReferenceSum:
+                                let both = one.replacing(with: 0, where: absent)
+                                let difference = (q - reference).replacing(with: 0, where: absent)
+                                sums.first += difference * difference
+                                sums.second += difference
+                                sums.common += both
+                                sums.commonReference += reference.replacing(with: 0, where: absent)
                             }
                         }
                         body(block, sums)
