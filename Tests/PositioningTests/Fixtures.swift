@@ -25,6 +25,18 @@ enum Fixtures {
         }
         return Fingerprint(entries: entries, sampleCount: 1)
     }
+
+    /// A fingerprint with the given mean RSSI in dBm (relative powers from the default scale, for completeness).
+    static func fingerprint(rssi: [UInt16: Double]) -> Fingerprint {
+        let strongest = rssi.values.max() ?? 0
+        var entries: [BeaconID: FingerprintEntry] = [:]
+        for (minor, level) in rssi {
+            entries[beacon(minor)] = FingerprintEntry(
+                relativePower: PositioningConfiguration.defaultScale.relativePower(rssi: level, strongest: strongest),
+                meanRSSI: level, dispersion: 0, visibility: 1)
+        }
+        return Fingerprint(entries: entries, sampleCount: 1)
+    }
 }
 
 /// The labelled datasets in ../shared/datasets (outside the repository; CI has them beside it).
