@@ -116,6 +116,20 @@ enum StoreMigrations {
                 t.primaryKey(["replacementId", "fingerprintId"])
             }
         }
+        migrator.registerMigration("v4: venue tuning") { db in
+            // The configuration `survey tune` chose for a venue by cross-validation on its survey, and the
+            // figures it was chosen on, as JSON; one row per venue, replaced by every tuning.
+            try db.create(table: "venueTuning") { t in
+                t.primaryKey("venueId", .text).references("venue", onDelete: .cascade)
+                // The venue revision the tuning was stored at (saving it bumps the revision, so a running
+                // positiond picks it up); a later revision means the survey changed since.
+                t.column("revision", .integer).notNull()
+                t.column("configuration", .text).notNull()
+                t.column("report", .text).notNull()
+                t.column("tunedAt", .datetime).notNull()
+                t.column("seconds", .double).notNull()
+            }
+        }
         return migrator
     }
 }

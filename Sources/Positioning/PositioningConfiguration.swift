@@ -1,14 +1,18 @@
 /// Everything that decides how beaconfix positions, in one value: what the store, the daemon, the CLI
 /// and the benchmarks share.
 ///
-/// ``init()`` gives the defaults that measured best on the shared UJI datasets (see README, "Accuracy").
+/// ``init()`` gives the configuration of a venue that was never tuned; a tuned venue's configuration is
+/// ``TunedConfiguration/positioning(base:)`` (see README, "Accuracy").
 public struct PositioningConfiguration: Sendable {
     /// How samples become fingerprints (cleaning, relative-power scale).
     public var builder: FingerprintBuilder
     /// How fingerprints become positions (metric, aggregation, neighbours, unknown thresholds).
     public var locator: Locator
-    /// Consecutive survey samples summarised into one reference fingerprint.
+    /// Consecutive survey samples `survey record` stores as one fingerprint: 1 keeps every scan, so the
+    /// reference window can be chosen per venue afterwards (``referenceWindow``).
     public var surveyWindow: Int
+    /// Stored survey fingerprints merged into one reference of the radio map.
+    public var referenceWindow: ReferenceWindow
     /// Per-device merging, smoothing and zone hysteresis.
     public var tracking: TrackerConfiguration
     /// The table decision.
@@ -17,7 +21,8 @@ public struct PositioningConfiguration: Sendable {
     public init(
         builder: FingerprintBuilder = FingerprintBuilder(scale: PositioningConfiguration.defaultScale),
         locator: Locator = PositioningConfiguration.defaultLocator,
-        surveyWindow: Int = 3,
+        surveyWindow: Int = 1,
+        referenceWindow: ReferenceWindow = TunedConfiguration.untuned.referenceWindow,
         tracking: TrackerConfiguration = TrackerConfiguration(),
         proximity: ProximityDecider = ProximityDecider()
     ) {
@@ -25,6 +30,7 @@ public struct PositioningConfiguration: Sendable {
         self.builder = builder
         self.locator = locator
         self.surveyWindow = surveyWindow
+        self.referenceWindow = referenceWindow
         self.tracking = tracking
         self.proximity = proximity
     }
@@ -33,17 +39,6 @@ public struct PositioningConfiguration: Sendable {
     /// squared ("powed"), so near beacons dominate.
     public static let defaultScale = DecibelScale(dynamicRange: 35, exponent: 2)
 
-    /// The locator that measured best on average over uji-geo-p4, -p12 and -p20, single scans and
-    /// 5-sample windows (README, "Accuracy"): the pairwise-difference metric with a query-only penalty
-    /// twice the reference-only one, the mean of each spot's 2 best fingerprints, and the 8 nearest
-    /// spots weighted by inverse squared distance.
-    ///
-    /// Real UJI test scans have a best distance of at most 0.178 with this metric; 0.25 answers
-    /// `unknown` for scans that share almost nothing with the survey (e.g. 1 beacon in common, 4 foreign).
-    public static let defaultLocator = Locator(
-        metric: PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2)),
-        aggregation: .meanOfBest(2),
-        estimator: WeightedNearestSpots(neighbourCount: 8, weighting: .inverseDistance(power: 2, epsilon: 1e-6)),
-        minimumBeacons: 1,
-        maximumDistance: 0.25)
+    /// The locator of a venue that was never tuned (``TunedConfiguration/untuned``).
+    public static var defaultLocator: Locator { TunedConfiguration.untuned.locator }
 }

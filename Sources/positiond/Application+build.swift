@@ -14,8 +14,7 @@ import Prometheus
 /// - Throws: when there is no API key and the address is not loopback (the daemon would be open to
 ///   anyone), or when a venue's radio map cannot be built.
 func buildApplication(
-    settings: Settings, store: FingerprintStore, metrics: PrometheusCollectorRegistry, logger: Logger,
-    configuration: PositioningConfiguration = PositioningConfiguration()
+    settings: Settings, store: FingerprintStore, metrics: PrometheusCollectorRegistry, logger: Logger
 ) async throws -> some ApplicationProtocol {
     let keys = try KeyCache(store: store)
     if !keys.current.authenticationRequired {
@@ -26,10 +25,10 @@ func buildApplication(
     }
 
     let catalog = VenueCatalog()
-    try catalog.loadAll(from: store, configuration: configuration, logger: logger)
+    try catalog.loadAll(from: store, logger: logger)
     let hub = LiveHub(bufferSize: settings.liveBuffer)
     let devices = DeviceRegistry(
-        capacity: settings.maximumDevices, idleTimeout: settings.deviceIdleTimeout, configuration: configuration.tracking)
+        capacity: settings.maximumDevices, idleTimeout: settings.deviceIdleTimeout)
     let parser = SampleParser(settings: settings)
 
     let router = Router(context: AppRequestContext.self)
@@ -39,12 +38,12 @@ func buildApplication(
     HealthController(store: store, catalog: catalog, metrics: metrics).register(on: router)
 
     let v1 = router.group("v1/venues").add(middleware: AuthenticationMiddleware(keys: keys))
-    v1.addRoutes(VenueController(store: store, catalog: catalog, configuration: configuration, parser: parser).endpoints)
-    v1.addRoutes(DeviceController(catalog: catalog, devices: devices, hub: hub, configuration: configuration, parser: parser).endpoints)
+    v1.addRoutes(VenueController(store: store, catalog: catalog, parser: parser).endpoints)
+    v1.addRoutes(DeviceController(catalog: catalog, devices: devices, hub: hub, parser: parser).endpoints)
     LiveController(catalog: catalog, hub: hub).register(on: v1)
 
     let watcher = RevisionWatcher(
-        store: store, catalog: catalog, keys: keys, devices: devices, hub: hub, configuration: configuration,
+        store: store, catalog: catalog, keys: keys, devices: devices, hub: hub,
         interval: settings.revisionPollInterval, logger: logger)
     var app = Application(
         router: router,

@@ -44,13 +44,13 @@ extension Survey {
         }
 
         func run() async throws {
-            let configuration = PositioningConfiguration()
             let fingerprintStore = try store.open()
             let clock = ContinuousClock()
             let loadStart = clock.now
-            let survey = try fingerprintStore.survey(of: venue, scale: configuration.builder.scale)
+            let survey = try fingerprintStore.survey(of: venue, scale: PositioningConfiguration.defaultScale)
+            let configuration = survey.configuration
             let loaded = clock.now
-            let map = try survey.radioMap()
+            let map = try survey.radioMap(configuration: configuration)
             let built = clock.now
             let loading = RadioMapLoading(
                 fingerprints: map.count, beacons: map.beaconCount, readSeconds: (loaded - loadStart).seconds,
@@ -72,9 +72,12 @@ extension Survey {
                 mode = "leave-one-spot-out cross-validation"
             }
             if output.json {
-                return try Output.json(EvaluationOutput(venue: venue, revision: survey.revision, mode: mode, radioMap: loading, report: report))
+                return try Output.json(EvaluationOutput(
+                    venue: venue, revision: survey.revision, tunedRevision: survey.tuning?.revision, mode: mode, radioMap: loading,
+                    report: report))
             }
             print("Venue '\(venue)' (revision \(survey.revision)), \(mode):")
+            print("  configuration: " + Self.describe(survey.tuning))
             print("  radio map: \(loading.fingerprints) fingerprints x \(loading.beacons) beacons, read in \(Output.milliseconds(loading.readSeconds)), built in \(Output.milliseconds(loading.buildSeconds))")
             print("  queries \(report.queries), located \(report.located), unknown \(report.unlocated)"
                 + (report.unknown.isEmpty ? "" : " (" + report.unknown.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")")
@@ -89,10 +92,22 @@ extension Survey {
     }
 }
 
+extension Survey.Evaluate {
+    /// Which configuration a venue's answers come from, for people.
+    static func describe(_ tuning: StoredTuning?) -> String {
+        guard let tuning else {
+            return "the default configuration (the venue was never tuned; 'survey tune' chooses one from its survey)"
+        }
+        return "tuned at revision \(tuning.revision): \(tuning.result.configuration.metric); \(VenueTuning.describe(tuning.result.configuration.referenceWindow)); \(tuning.result.score.estimator)"
+    }
+}
+
 /// `evaluate --json`.
 struct EvaluationOutput: Encodable {
     var venue: String
     var revision: Int
+    /// The revision the venue was tuned at; absent when it uses the default configuration.
+    var tunedRevision: Int?
     var mode: String
     var radioMap: RadioMapLoading
     var report: EvaluationReport

@@ -37,9 +37,12 @@ extension Survey {
         }
 
         func run() async throws {
-            let configuration = PositioningConfiguration()
-            let survey = try store.open().survey(of: venue, scale: configuration.builder.scale)
-            let map = try survey.radioMap()
+            let survey = try store.open().survey(of: venue, scale: PositioningConfiguration.defaultScale)
+            let configuration = survey.configuration
+            if survey.tuning == nil {
+                Output.standardError("note: venue '\(venue)' was never tuned; locating with the default configuration ('survey tune' chooses one)")
+            }
+            let map = try survey.radioMap(configuration: configuration)
             let input = try ScanLogInput(path: file, skipBad: skipBad, requireGroundTruth: false)
             var windows: [[Sample]] = []
             var key: String?

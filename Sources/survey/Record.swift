@@ -10,7 +10,7 @@ extension Survey {
             discussion: """
                 Consecutive samples of one device at one spot are grouped into windows of --window samples, one
                 fingerprint each. Spots missing from the venue are created from the lines' coordinates. A
-                malformed line stops the command with FILE:LINE and nothing written, unless --skip-bad.
+                malformed line stops the command with FILE:LINE and nothing written, unless --skip-bad. The default                 window of 1 stores every scan, so that 'survey tune' can choose how many to merge per venue. At the                 end the venue is tuned ('survey tune') unless --no-tune.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -30,6 +30,9 @@ extension Survey {
 
         @Flag(name: .long, help: "Add beacons heard but unknown to the venue instead of leaving them out.")
         var addUnknownBeacons = false
+
+        @Flag(name: .long, help: "Do not tune the venue after recording (see 'survey tune').")
+        var noTune = false
 
         @Argument(help: ArgumentHelp("The survey log, or - for standard input.", valueName: "file"))
         var file: String
@@ -61,8 +64,25 @@ extension Survey {
             guard summary.samples > 0 else {
                 throw CLIError("\(file == "-" ? "standard input" : file) holds no scan line\(input.skipped > 0 ? " that could be read" : ""); nothing was recorded")
             }
-            if output.json { return try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped)) }
-            print(summary.text(skipped: input.skipped))
+            // The survey is stored whatever happens next: a tuning failure is reported, not a lost recording.
+            if !output.json { print(summary.text(skipped: input.skipped)) }
+            var tuning: StoredTuning?
+            var tuningError: String?
+            if !noTune, summary.fingerprints > 0 {
+                do {
+                    tuning = try await VenueTuning.tune(venue, in: fingerprintStore, progress: !output.json)
+                } catch {
+                    tuningError = "\(error)"
+                }
+            }
+            if output.json {
+                try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped, tuning: tuning, tuningError: tuningError))
+            } else if let tuning {
+                print(VenueTuning.text(tuning, candidates: 3))
+            }
+            if let tuningError {
+                throw CLIError("the survey was recorded, but tuning failed: \(tuningError); run 'survey tune --venue \(venue)' once it is fixed")
+            }
         }
     }
 }
@@ -71,6 +91,9 @@ extension Survey {
 struct RecordOutput: Encodable {
     var summary: RecordSummary
     var malformedLinesSkipped: Int
+    /// The tuning made at the end, unless --no-tune.
+    var tuning: StoredTuning?
+    var tuningError: String?
 }
 
 extension RecordSummary {

@@ -16,7 +16,7 @@ extension Survey {
                 minus the old one's). A calibration with fewer than 3 spots of evidence or a spread above 4 dB is
                 refused unless --force. --remove --old X retires a beacon with no successor. --list shows the audit
                 trail; --undo N reverses replacement N exactly. Each is one transaction; --dry-run writes nothing.
-                A running positiond picks the change up within seconds (the venue revision increases).
+                A running positiond picks the change up within seconds (the venue revision increases). A replacement,                 removal or undo re-tunes the venue ('survey tune') unless --no-tune.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -51,6 +51,9 @@ extension Survey {
 
         @Option(name: .customLong("operator"), help: "Who did it (kept in the audit trail).")
         var person: String?
+
+        @Flag(name: .long, help: "Do not re-tune the venue after the change (see 'survey tune').")
+        var noTune = false
 
         enum Mode {
             case replace(old: BeaconID, new: BeaconID)
@@ -95,6 +98,19 @@ extension Survey {
 
         func run() async throws {
             let fingerprintStore = try store.open()
+            try await change(fingerprintStore)
+            // The survey changed: the configuration chosen on the old one may no longer be the best.
+            if case .list = try mode() { return }
+            guard !dryRun, !noTune else { return }
+            do {
+                let tuning = try await VenueTuning.tune(venue, in: fingerprintStore, progress: !output.json)
+                if !output.json { print(VenueTuning.text(tuning, candidates: 3)) }
+            } catch {
+                throw CLIError("the change was recorded, but re-tuning failed: \(error); run 'survey tune --venue \(venue)' once it is fixed")
+            }
+        }
+
+        private func change(_ fingerprintStore: FingerprintStore) async throws {
             switch try mode() {
             case .list:
                 let replacements = try fingerprintStore.replacements(of: venue)
@@ -110,7 +126,7 @@ extension Survey {
             case .remove(let oldID):
                 let report = try fingerprintStore.replaceBeacon(
                     ReplacementRequest(venue: venue, old: oldID, new: nil, operator: person, dryRun: dryRun),
-                    scale: PositioningConfiguration().builder.scale)
+                    scale: PositioningConfiguration.defaultScale)
                 if output.json { return try Output.json(report) }
                 print(summary(report))
             case .replace(let oldID, let newID):
@@ -121,7 +137,7 @@ extension Survey {
                     ReplacementRequest(
                         venue: venue, old: oldID, new: newID, calibration: samples, operator: person, force: force,
                         dryRun: dryRun),
-                    scale: PositioningConfiguration().builder.scale)
+                    scale: PositioningConfiguration.defaultScale)
                 if output.json { return try Output.json(report) }
                 print(summary(report))
             }

@@ -16,6 +16,6 @@ struct Survey: AsyncParsableCommand {
             """,
         subcommands: [
             VenueCommand.self, Record.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
-            ReplaceBeacon.self, Simulate.self, KeyCommand.self,
+            ReplaceBeacon.self, Tune.self, Simulate.self, KeyCommand.self,
         ])
 }

@@ -131,10 +131,10 @@ struct LiveTests {
 
     @Test("the device registry forgets idle devices and evicts the least recently seen beyond its capacity")
     func boundedDevices() throws {
-        let registry = DeviceRegistry(capacity: 4, idleTimeout: .seconds(60), configuration: TrackerConfiguration(), shards: 1)
+        let registry = DeviceRegistry(capacity: 4, idleTimeout: .seconds(60), shards: 1)
         let start = ContinuousClock.now
         for index in 0..<6 {
-            try registry.withTracker(.init(venue: "v", device: "d\(index)"), now: start + .seconds(index)) { _ in }
+            try registry.withTracker(.init(venue: "v", device: "d\(index)"), configuration: TrackerConfiguration(), now: start + .seconds(index)) { _ in }
         }
         #expect(registry.count == 4)
         #expect(registry.current(of: .init(venue: "v", device: "d0")) == nil)

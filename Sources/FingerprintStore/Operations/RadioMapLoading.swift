@@ -7,15 +7,34 @@ public struct VenueSurvey: Sendable {
     public var venue: VenueDetails
     /// The venue's spots; fingerprints point into this array.
     public var spots: [Spot]
-    /// Reference fingerprints over active beacons only, relative powers recomputed among them.
-    public var fingerprints: [(spot: Int, fingerprint: Fingerprint)]
+    /// Stored fingerprints over active beacons only, relative powers recomputed among them, in the order
+    /// they were recorded, with their run, device and time.
+    public var surveyed: [SurveyedFingerprint]
+    /// The venue's tuning, read in the same transaction; nil when it was never tuned.
+    public var tuning: StoredTuning?
 
     /// The revision this survey was read at.
     public var revision: Int { venue.revision }
 
-    /// The dense radio map of this survey, in the `representation` of the metric that will read it.
-    public func radioMap(representation: SignalRepresentation = .relativePower) throws(RadioMapError) -> RadioMap {
-        try RadioMap(spots: spots, fingerprints: fingerprints, representation: representation)
+    /// The stored fingerprints with their spots.
+    public var fingerprints: [(spot: Int, fingerprint: Fingerprint)] { surveyed.map { ($0.spot, $0.fingerprint) } }
+
+    /// The venue's positioning configuration: its tuning, or the untuned one.
+    public var configuration: PositioningConfiguration {
+        (tuning?.result.configuration ?? .untuned).positioning()
+    }
+
+    /// The dense radio map of this survey under `configuration`: stored fingerprints merged into its
+    /// reference windows, laid out in its metric's representation.
+    public func radioMap(configuration: PositioningConfiguration) throws(RadioMapError) -> RadioMap {
+        try RadioMap(
+            spots: spots, fingerprints: configuration.referenceWindow.references(of: surveyed, scale: configuration.builder.scale),
+            representation: configuration.locator.metric.representation)
+    }
+
+    /// The dense radio map of this survey under its own configuration (``configuration``).
+    public func radioMap() throws(RadioMapError) -> RadioMap {
+        try radioMap(configuration: configuration)
     }
 }
 
@@ -34,13 +53,20 @@ extension FingerprintStore {
             var beacons: [Int64: BeaconID] = [:]
             for (beacon, id) in try beaconIndex(venueID, db) { beacons[id] = beacon }
 
-            var fingerprints: [(spot: Int, fingerprint: Fingerprint)] = []
+            var fingerprints: [SurveyedFingerprint] = []
             // The hot read of a revision reload: stepped through SQLite's API (GRDB's rows box every value).
-            var fingerprintRows: [Int64: (spot: Int, samples: Int)] = [:]
+            var fingerprintRows: [Int64: (spot: Int, samples: Int, run: Int, device: String, time: Double)] = [:]
+            // A run: consecutive fingerprints (by id) of one spot, session and device.
+            var previous: (spot: Int64, session: Int64, device: String)?
+            var run = -1
             for row in try Row.fetchAll(db, sql: """
-                SELECT f.id, f.spotId, f.sampleCount FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
+                SELECT f.id, f.spotId, f.sampleCount, f.sessionId, f.device, f.time
+                FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
                 """, arguments: [venueID]) {
-                fingerprintRows[row[0]] = (spotIndex[row[1]]!, row[2])
+                let key: (spot: Int64, session: Int64, device: String) = (row[1], row[3], row[4])
+                if previous.map({ $0.spot != key.spot || $0.session != key.session || $0.device != key.device }) ?? true { run += 1 }
+                previous = key
+                fingerprintRows[row[0]] = (spotIndex[row[1]]!, row[2], run, key.device, row[5])
             }
             // Entries in primary-key order, so each fingerprint's are contiguous and SQLite need not sort.
             let statement = try db.makeStatement(sql: """
@@ -52,7 +78,7 @@ extension FingerprintStore {
             try statement.setArguments([venueID])
             let sqlite = statement.sqliteStatement
             var currentID: Int64?
-            var currentSpot = 0, currentSamples = 0
+            var current: (spot: Int, samples: Int, run: Int, device: String, time: Double)?
             var entries: [(BeaconID, FingerprintEntry)] = []
             func flush() {
                 guard currentID != nil, let strongest = entries.map(\.1.meanRSSI).max() else { return }
@@ -63,7 +89,10 @@ extension FingerprintStore {
                     entry.relativePower = scale.relativePower(rssi: entry.meanRSSI, strongest: strongest)
                     dictionary[beacon] = entry
                 }
-                fingerprints.append((currentSpot, Fingerprint(entries: dictionary, sampleCount: currentSamples)))
+                guard let current else { return }
+                fingerprints.append(SurveyedFingerprint(
+                    spot: current.spot, run: current.run, device: current.device, time: current.time,
+                    fingerprint: Fingerprint(entries: dictionary, sampleCount: current.samples)))
             }
             while true {
                 let code = sqlite3_step(sqlite)
@@ -76,7 +105,7 @@ extension FingerprintStore {
                     flush()
                     entries.removeAll(keepingCapacity: true)
                     currentID = id
-                    (currentSpot, currentSamples) = fingerprintRows[id]!
+                    current = fingerprintRows[id]!
                 }
                 // Entries of retired beacons are left out (they have no identity in `beacons`).
                 guard let beacon = beacons[sqlite3_column_int64(sqlite, 1)] else { continue }
@@ -85,7 +114,7 @@ extension FingerprintStore {
                     visibility: sqlite3_column_double(sqlite, 4))))
             }
             flush()
-            return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), fingerprints: fingerprints)
+            return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), surveyed: fingerprints, tuning: try tuning(of: venueID, db))
         }
     }
 }

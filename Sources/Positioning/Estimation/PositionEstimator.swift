@@ -41,16 +41,25 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
     public var weighting: NeighbourWeighting
     /// The smallest accuracy radius ever reported, metres: even a perfect match is not exact.
     public var minimumAccuracy: Double
+    /// The radius is `accuracyScale · sqrt(spread² + resolution²)`, calibrated per venue so that it holds
+    /// the true position 68% of the time (``TunedConfiguration/accuracyScale``).
+    public var accuracyScale: Double
+    /// Metres: the survey's resolution, a floor under the neighbours' spread (a single neighbour has none).
+    public var resolution: Double
 
     public init(
         neighbourCount: Int = 4,
         weighting: NeighbourWeighting = .inverseDistance(power: 1, epsilon: 0.01),
-        minimumAccuracy: Double = 1
+        minimumAccuracy: Double = 1,
+        accuracyScale: Double = 1,
+        resolution: Double = 0
     ) {
         precondition(neighbourCount >= 1, "neighbourCount must be at least 1")
         self.neighbourCount = neighbourCount
         self.weighting = weighting
         self.minimumAccuracy = minimumAccuracy
+        self.accuracyScale = accuracyScale
+        self.resolution = resolution
     }
 
     public func estimate(from candidates: [SpotCandidate], spots: [Spot]) -> Position {
@@ -81,7 +90,7 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
             let dx = neighbour.spot.x - x, dy = neighbour.spot.y - y
             spread += weight * (dx * dx + dy * dy)
         }
-        let accuracy = max(minimumAccuracy, (spread / totalWeight).squareRoot())
+        let accuracy = max(minimumAccuracy, accuracyScale * (spread / totalWeight + resolution * resolution).squareRoot())
 
         let nearest = spots.nearest(toX: x, y: y, floor: floor) ?? neighbours.first!.spot
         return Position(x: x, y: y, floor: floor, accuracy: accuracy, spot: nearest.name, zone: nearest.zone)

@@ -6,6 +6,9 @@ public struct ErrorStatistics: Hashable, Sendable, Codable {
     public var p75: Double
     public var p90: Double
     public var max: Double
+    /// Standard error of the mean (sample standard deviation / sqrt(count); 0 for one error): how far
+    /// apart two means must be to differ by more than noise.
+    public var standardError: Double
 
     /// Statistics of `errors`; nil when there are none. Percentiles interpolate linearly between
     /// order statistics (NumPy's default), so figures compare with the usual tools.
@@ -18,6 +21,9 @@ public struct ErrorStatistics: Hashable, Sendable, Codable {
         p75 = Self.percentile(75, of: sorted)
         p90 = Self.percentile(90, of: sorted)
         max = sorted.last!
+        let mean = mean
+        let variance = sorted.count > 1 ? sorted.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(sorted.count - 1) : 0
+        standardError = (variance / Double(sorted.count)).squareRoot()
     }
 
     /// The `p`-th percentile of ascending `sorted`, linear interpolation.

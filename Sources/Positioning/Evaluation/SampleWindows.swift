@@ -70,7 +70,11 @@ public struct SampleWindower: Sendable {
 public struct SurveyFingerprints: Sendable {
     /// The venue's spots followed by the spots created from the log's coordinates.
     public var spots: [Spot]
-    public var fingerprints: [(spot: Int, fingerprint: Fingerprint)]
+    /// The fingerprints in log order, with their runs (consecutive windows of one device at one spot), as
+    /// the store reads them back: what ``SurveyCrossValidation`` and ``ReferenceWindow`` need.
+    public var surveyed: [SurveyedFingerprint]
+    /// The fingerprints with their spots.
+    public var fingerprints: [(spot: Int, fingerprint: Fingerprint)] { surveyed.map { ($0.spot, $0.fingerprint) } }
     /// Samples skipped because no beacon was heard in them.
     public var emptySamples: Int
     /// Windows skipped because no reading survived cleaning.
@@ -90,7 +94,9 @@ public struct SurveyFingerprints: Sendable {
         emptySamples = survey.count - heard.count
         unusableWindows = 0
         cleaning = CleaningReport()
-        fingerprints = []
+        surveyed = []
+        var previous: (spot: Int, device: String)?
+        var run = -1
         for window in SampleWindows.windows(of: heard, size: windowSize) {
             let truth = window[0].truth
             let name = truth.spotName
@@ -104,7 +110,11 @@ public struct SurveyFingerprints: Sendable {
             }
             do {
                 let fingerprint = try builder.fingerprint(of: window.map(\.sample), report: &cleaning)
-                fingerprints.append((index, fingerprint))
+                let device = window[0].sample.device
+                if previous.map({ $0.spot != index || $0.device != device }) ?? true { run += 1 }
+                previous = (index, device)
+                surveyed.append(SurveyedFingerprint(
+                    spot: index, run: run, device: device, time: window[0].sample.time, fingerprint: fingerprint))
             } catch {
                 unusableWindows += 1
             }

@@ -7,6 +7,16 @@ public enum SpotAggregation: Hashable, Sendable {
     case meanOfBest(Int)
 }
 
+/// Which neighbours a position is interpolated from.
+public enum NeighbourLevel: Hashable, Sendable, Codable {
+    /// The nearest spots, each at its aggregated distance (``SpotAggregation``): a sparse survey, a few
+    /// fingerprints per spot.
+    case spots
+    /// The nearest reference fingerprints, whatever their spot: a dense survey with dozens of fingerprints
+    /// per spot, where a spot with many close fingerprints should pull harder than one with a single lucky one.
+    case fingerprints
+}
+
 /// Matches a live fingerprint against a radio map and estimates a position, or says why it cannot.
 ///
 /// The pipeline: distance to every reference fingerprint (``FingerprintMetric``), the best fingerprint
@@ -15,6 +25,8 @@ public enum SpotAggregation: Hashable, Sendable {
 public struct Locator: Sendable {
     public var metric: any FingerprintMetric
     public var aggregation: SpotAggregation
+    /// Whether the estimator interpolates between spots or between reference fingerprints.
+    public var neighbours: NeighbourLevel
     public var estimator: any PositionEstimator
     /// Fewer surveyed beacons heard than this gives `unknown` (at least 1).
     public var minimumBeacons: Int
@@ -26,6 +38,7 @@ public struct Locator: Sendable {
     public init(
         metric: any FingerprintMetric,
         aggregation: SpotAggregation = .best,
+        neighbours: NeighbourLevel = .spots,
         estimator: any PositionEstimator,
         minimumBeacons: Int = 1,
         maximumDistance: Float? = nil,
@@ -33,6 +46,7 @@ public struct Locator: Sendable {
     ) {
         self.metric = metric
         self.aggregation = aggregation
+        self.neighbours = neighbours
         self.estimator = estimator
         self.minimumBeacons = max(1, minimumBeacons)
         self.maximumDistance = maximumDistance
@@ -67,6 +81,11 @@ public struct Locator: Sendable {
         }
     }
 
+    /// Locates a query whose row distances are already computed (cross-validation masks some rows out).
+    func locate(rowDistances: UnsafeBufferPointer<Float>, query: QueryVector, in map: RadioMap) -> LocationResult {
+        precheck(query) ?? result(for: query, rowDistances: rowDistances, in: map)
+    }
+
     /// The answer for queries that cannot be matched at all.
     private func precheck(_ query: QueryVector) -> LocationResult? {
         let heard = Int(query.presentCount)
@@ -89,9 +108,31 @@ public struct Locator: Sendable {
         if let maximumDistance, best.distance > maximumDistance {
             return unknown(.tooFar(distance: best.distance, threshold: maximumDistance), query, candidates: listed)
         }
+        let neighbours = switch self.neighbours {
+        case .spots: candidates
+        case .fingerprints: Self.nearestRows(rowDistances, in: map, limit: estimator.neighbourCount)
+        }
         return LocationResult(
-            outcome: .located(estimator.estimate(from: candidates, spots: map.spots)), candidates: listed,
+            outcome: .located(estimator.estimate(from: neighbours, spots: map.spots)), candidates: listed,
             matchedBeacons: Int(query.presentCount), unmappedBeacons: query.unmappedBeacons)
+    }
+
+    /// The `limit` reference fingerprints nearest to the query, nearest first, each as a candidate of its
+    /// spot (a spot appears once per fingerprint, so a spot with several close fingerprints weighs more).
+    /// Only the small result buffer is allocated, never anything per row.
+    public static func nearestRows(_ rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap, limit: Int) -> [SpotCandidate] {
+        var best: [SpotCandidate] = []
+        best.reserveCapacity(limit + 1)
+        for row in 0..<rowDistance.count {
+            let distance = rowDistance[row]
+            guard distance.isFinite else { continue }
+            if best.count == limit, let last = best.last, distance >= last.distance { continue }
+            let spot = map.spotOfRow[row]
+            let position = best.firstIndex { distance < $0.distance } ?? best.endIndex
+            best.insert(SpotCandidate(spotIndex: spot, spot: map.spots[spot], distance: distance), at: position)
+            if best.count > limit { best.removeLast() }
+        }
+        return best
     }
 
     /// The distance of every spot of `map` to `query` (`.infinity` when no fingerprint of the spot
@@ -103,7 +144,7 @@ public struct Locator: Sendable {
         }
     }
 
-    private func spotDistances(fromRowDistances rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap) -> [Float] {
+    func spotDistances(fromRowDistances rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap) -> [Float] {
         var spotDistance = [Float](repeating: .infinity, count: map.spots.count)
         // Each spot's rows are contiguous: one sequential pass keeping the smallest distances in registers.
         switch aggregation {
@@ -151,7 +192,7 @@ public struct Locator: Sendable {
         nearest(spotDistances(to: query, in: map), in: map, limit: limit)
     }
 
-    private func nearest(_ spotDistance: [Float], in map: RadioMap, limit: Int) -> [SpotCandidate] {
+    func nearest(_ spotDistance: [Float], in map: RadioMap, limit: Int) -> [SpotCandidate] {
         // Partial selection: keep the best `limit` in a small sorted buffer.
         var best: [SpotCandidate] = []
         best.reserveCapacity(limit + 1)

@@ -8,7 +8,6 @@ struct DeviceController {
     let catalog: VenueCatalog
     let devices: DeviceRegistry
     let hub: LiveHub
-    let configuration: PositioningConfiguration
     let parser: SampleParser
     let outcomes = Observability.LocateOutcomes(route: "samples")
 
@@ -24,13 +23,14 @@ struct DeviceController {
         let venue = try catalog.snapshot(for: request, context)
         let device = try deviceID(request, context)
         let samples = try await parser.samples(of: request, context: context, device: device)
+        let configuration = venue.configuration
         // Refuse a body that says nothing about this venue before it touches the device's state.
         _ = try knownFingerprint(
             of: samples.map(configuration.builder.cleaner.clean), venue: venue, builder: configuration.builder, outcomes: outcomes)
 
         let key = DeviceRegistry.Key(venue: venue.details.id, device: device)
         let ordered = samples.sorted { $0.time < $1.time }  // outside the shard's lock
-        let (update, zone, events) = try devices.withTracker(key) { tracker -> (TrackingUpdate?, String?, [ZoneEvent]) in
+        let (update, zone, events) = try devices.withTracker(key, configuration: configuration.tracking) { tracker -> (TrackingUpdate?, String?, [ZoneEvent]) in
             var last: TrackingUpdate?
             var events: [ZoneEvent] = []
             for sample in ordered {

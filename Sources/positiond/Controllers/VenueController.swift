@@ -8,7 +8,6 @@ import Positioning
 struct VenueController {
     let store: FingerprintStore
     let catalog: VenueCatalog
-    let configuration: PositioningConfiguration
     let parser: SampleParser
     let outcomes = Observability.LocateOutcomes(route: "locate")
 
@@ -35,6 +34,7 @@ struct VenueController {
         try context.require(.locate)
         let venue = try catalog.snapshot(for: request, context)
         let samples = try await parser.samples(of: request, context: context, device: "anonymous")
+        let configuration = venue.configuration
         // Within one request a frozen beacon can only show in long bursts; the tracked route keeps history.
         let cleaned = samples.map(configuration.builder.cleaner.clean)
         let live = StuckBeaconDetector.removingStuckReadings(from: cleaned, minimumRepeats: configuration.tracking.stuckRepeats).samples
@@ -64,7 +64,7 @@ struct VenueController {
                     samples: $0.samples, strongestIn: $0.strongestIn)
             }
         }
-        switch configuration.proximity.decide(heard) {
+        switch venue.configuration.proximity.decide(heard) {
         case .nearest(let winner, let margin, let runnerUp):
             return ProximityResponse(
                 decision: "nearest", spot: venue.spotOfBeacon[winner.beacon], beacon: winner.beacon.description,

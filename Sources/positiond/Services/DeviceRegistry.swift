@@ -28,17 +28,15 @@ final class DeviceRegistry: Sendable {
     private let shards: [Shard]
     private let shardCapacity: Int
     let idleTimeout: Duration
-    let configuration: TrackerConfiguration
     private let trackedGauge: Metrics.Gauge
     /// Devices tracked, changed where devices come and go: reading it takes no shard lock.
     private let tracked = Atomic<Int>(0)
 
-    init(capacity: Int, idleTimeout: Duration, configuration: TrackerConfiguration, shards: Int = 16) {
+    init(capacity: Int, idleTimeout: Duration, shards: Int = 16) {
         let count = max(1, min(shards, capacity))
         self.shards = (0..<count).map { _ in Shard() }
         shardCapacity = max(1, capacity / count)
         self.idleTimeout = idleTimeout
-        self.configuration = configuration
         trackedGauge = Observability.devicesTracked()
         // Dashboards and alerts see 0 from the start rather than nothing.
         trackedGauge.record(0)
@@ -50,8 +48,11 @@ final class DeviceRegistry: Sendable {
         return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
     }
 
-    /// Applies `update` to the device's tracker (created if new) under its shard's lock.
-    func withTracker<T: Sendable>(_ key: Key, now: ContinuousClock.Instant = .now, _ update: (inout DeviceTracker) throws -> T) throws -> T {
+    /// Applies `update` to the device's tracker (created with `configuration`, its venue's, if new) under its
+    /// shard's lock.
+    func withTracker<T: Sendable>(
+        _ key: Key, configuration: TrackerConfiguration, now: ContinuousClock.Instant = .now, _ update: (inout DeviceTracker) throws -> T
+    ) throws -> T {
         var change = 0
         let result = try shard(for: key).entries.withLock { entries -> T in
             var entry: Entry

@@ -13,7 +13,6 @@ struct RevisionWatcher: Service {
     let keys: KeyCache
     let devices: DeviceRegistry
     let hub: LiveHub
-    let configuration: PositioningConfiguration
     let interval: Duration
     let logger: Logger
 
@@ -35,7 +34,7 @@ struct RevisionWatcher: Service {
             let stored = try store.revisions()
             let served = catalog.revisions
             for (venue, revision) in stored where served[venue] != revision {
-                let snapshot = try catalog.reload(venue, from: store, configuration: configuration)
+                let snapshot = try catalog.reload(venue, from: store)
                 logger.info(
                     "radio map reloaded",
                     metadata: [

@@ -8,6 +8,10 @@ import Synchronization
 struct VenueSnapshot: Sendable {
     let details: VenueDetails
     let map: RadioMap
+    /// The venue's positioning configuration: its tuning (`survey tune`), or the untuned one.
+    let configuration: PositioningConfiguration
+    /// The revision the venue was tuned at; nil when it was never tuned.
+    let tunedRevision: Int?
     /// The spot a beacon names for proximity: the nearest spot on its floor within 3 m, or the spot whose
     /// name is the beacon's label.
     let spotOfBeacon: [BeaconID: Spot]
@@ -18,7 +22,9 @@ struct VenueSnapshot: Sendable {
 
     init(survey: VenueSurvey) throws {
         details = survey.venue
-        map = try survey.radioMap()
+        configuration = survey.configuration
+        tunedRevision = survey.tuning?.revision
+        map = try survey.radioMap(configuration: configuration)
         var spots: [BeaconID: Spot] = [:]
         for beacon in survey.venue.activeBeacons {
             if let label = beacon.label, let named = survey.spots.first(where: { $0.name == label }) {
@@ -70,19 +76,22 @@ final class VenueCatalog: Sendable {
 
     /// Builds the snapshot of `venue` from the store (one read transaction) and swaps it in.
     @discardableResult
-    func reload(_ venue: String, from store: FingerprintStore, configuration: PositioningConfiguration) throws -> VenueSnapshot {
-        let snapshot = try VenueSnapshot(survey: store.survey(of: venue, scale: configuration.builder.scale))
+    func reload(_ venue: String, from store: FingerprintStore) throws -> VenueSnapshot {
+        let snapshot = try VenueSnapshot(survey: store.survey(of: venue, scale: PositioningConfiguration.defaultScale))
         replace(snapshot)
         return snapshot
     }
 
     /// Loads every venue of the store.
-    func loadAll(from store: FingerprintStore, configuration: PositioningConfiguration, logger: Logger) throws {
+    func loadAll(from store: FingerprintStore, logger: Logger) throws {
         for (venue, _) in try store.revisions() {
-            let snapshot = try reload(venue, from: store, configuration: configuration)
+            let snapshot = try reload(venue, from: store)
             logger.info(
                 "radio map loaded",
-                metadata: ["venue.id": "\(venue)", "venue.revision": "\(snapshot.revision)", "fingerprints": "\(snapshot.map.count)"])
+                metadata: [
+                    "venue.id": "\(venue)", "venue.revision": "\(snapshot.revision)", "fingerprints": "\(snapshot.map.count)",
+                    "venue.tuned_revision": "\(snapshot.tunedRevision.map(String.init) ?? "untuned: default configuration")",
+                ])
         }
         loaded.withLock { $0 = true }
     }

@@ -1,0 +1,488 @@
+/// A radio map to try: how references are windowed and compared. Each is one pass of the metric per
+/// cross-validation query; every estimator of the search space is then scored on the same distances.
+public struct MapCandidate: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var window: ReferenceWindow
+    public var metric: TunedConfiguration.Metric
+
+    public init(window: ReferenceWindow, metric: TunedConfiguration.Metric) {
+        self.window = window
+        self.metric = metric
+    }
+
+    public var description: String { "window \(window), \(metric)" }
+}
+
+/// How a position is interpolated from the distances: what is tried on every map candidate.
+public struct EstimatorChoice: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var neighbours: NeighbourLevel
+    /// Spot neighbours: a spot's distance is the mean of its this many best fingerprints.
+    public var spotBest: Int
+    public var neighbourCount: Int
+    public var weightingPower: Double
+
+    public init(neighbours: NeighbourLevel, spotBest: Int, neighbourCount: Int, weightingPower: Double) {
+        self.neighbours = neighbours
+        self.spotBest = spotBest
+        self.neighbourCount = neighbourCount
+        self.weightingPower = weightingPower
+    }
+
+    public var description: String {
+        let level = switch neighbours {
+        case .spots: "\(neighbourCount) spots" + (spotBest > 1 ? " (mean of \(spotBest) best)" : "")
+        case .fingerprints: "\(neighbourCount) fingerprints"
+        }
+        return "\(level), weights 1/d^\(weightingPower == weightingPower.rounded() ? String(Int(weightingPower)) : String(weightingPower))"
+    }
+}
+
+/// What the tuner tries: documented in README ("Accuracy"), chosen from survey-only cross-validation
+/// over the shared datasets, never from a test walk. Every map candidate (window × metric) is scored with
+/// every estimator: the whole grid, not a descent that could stop in a local optimum.
+public struct TuningSearchSpace: Hashable, Sendable, Codable {
+    /// Stored fingerprints merged per reference.
+    public var windows: [ReferenceWindow]
+    /// The dB metric's noise floor (dBm).
+    public var decibelFloor: Float
+    /// The dB metric's `[query-only, reference-only]` penalties, each with every offset shrinkage.
+    public var decibelPenalties: [[Float]]
+    public var offsetShrinkages: [Float?]
+    /// The pairwise-difference metric (relative powers) with these penalties.
+    public var relativePenalties: [[Float]]
+    /// Estimators tried on every map candidate.
+    public var spotNeighbourCounts: [Int]
+    public var spotBests: [Int]
+    public var fingerprintNeighbourCounts: [Int]
+    public var weightingPowers: [Double]
+    /// Tracker: seconds of samples merged, and smoothing gains.
+    public var trackerWindows: [Double]
+    public var trackerAlphas: [Double]
+
+    public init(
+        windows: [ReferenceWindow], decibelFloor: Float, decibelPenalties: [[Float]], offsetShrinkages: [Float?],
+        relativePenalties: [[Float]], spotNeighbourCounts: [Int], spotBests: [Int], fingerprintNeighbourCounts: [Int],
+        weightingPowers: [Double], trackerWindows: [Double], trackerAlphas: [Double]
+    ) {
+        self.windows = windows
+        self.decibelFloor = decibelFloor
+        self.decibelPenalties = decibelPenalties
+        self.offsetShrinkages = offsetShrinkages
+        self.relativePenalties = relativePenalties
+        self.spotNeighbourCounts = spotNeighbourCounts
+        self.spotBests = spotBests
+        self.fingerprintNeighbourCounts = fingerprintNeighbourCounts
+        self.weightingPowers = weightingPowers
+        self.trackerWindows = trackerWindows
+        self.trackerAlphas = trackerAlphas
+    }
+
+    /// The search space `survey tune` uses.
+    public static let standard = TuningSearchSpace(
+        windows: [.fingerprints(1), .fingerprints(3), .fingerprints(5), .fingerprints(10), .wholeRun],
+        decibelFloor: -100,
+        decibelPenalties: [[2, 1], [5, 2], [5, 5], [10, 2], [10, 5]],
+        offsetShrinkages: [0, 4, nil],
+        relativePenalties: [[0.2, 0.1], [0.4, 0.2], [0.4, 0.4], [0.8, 0.4]],
+        spotNeighbourCounts: [1, 2, 3, 4, 6, 8, 12, 16],
+        spotBests: [1, 2],
+        fingerprintNeighbourCounts: [1, 2, 4, 8, 16, 32],
+        weightingPowers: [1, 2, 4],
+        trackerWindows: [0, 2, 5],
+        trackerAlphas: [1, 0.7, 0.5, 0.3])
+
+    /// Every metric tried.
+    public var metrics: [TunedConfiguration.Metric] {
+        decibelPenalties.flatMap { penalty in
+            offsetShrinkages.map {
+                TunedConfiguration.Metric.decibelOffset(
+                    floor: decibelFloor, queryOnly: penalty[0], referenceOnly: penalty[1], offsetShrinkage: $0)
+            }
+        } + relativePenalties.map { .pairwiseDifference(queryOnly: $0[0], referenceOnly: $0[1]) }
+    }
+
+    /// Every map candidate: each window with each metric.
+    public var mapCandidates: [MapCandidate] {
+        windows.flatMap { window in metrics.map { MapCandidate(window: window, metric: $0) } }
+    }
+
+    /// Every estimator tried on each map candidate.
+    public var estimators: [EstimatorChoice] {
+        var choices: [EstimatorChoice] = []
+        for power in weightingPowers {
+            for best in spotBests {
+                for count in spotNeighbourCounts {
+                    choices.append(EstimatorChoice(neighbours: .spots, spotBest: best, neighbourCount: count, weightingPower: power))
+                }
+            }
+            for count in fingerprintNeighbourCounts {
+                choices.append(EstimatorChoice(neighbours: .fingerprints, spotBest: 1, neighbourCount: count, weightingPower: power))
+            }
+        }
+        return choices
+    }
+}
+
+/// Cross-validation figures of one configuration.
+public struct CrossValidationScore: Hashable, Sendable, Codable {
+    public var candidate: MapCandidate
+    public var estimator: EstimatorChoice
+    /// Leave-one-spot-out errors (metres).
+    public var spotOut: ErrorStatistics?
+    /// Leave-one-device-out errors, when several devices surveyed.
+    public var deviceOut: ErrorStatistics?
+    /// Queries that could not be answered (no common beacon once their spot or device was left out).
+    public var unanswered: Int
+
+    public init(
+        candidate: MapCandidate, estimator: EstimatorChoice, spotOut: ErrorStatistics?, deviceOut: ErrorStatistics?, unanswered: Int
+    ) {
+        self.candidate = candidate
+        self.estimator = estimator
+        self.spotOut = spotOut
+        self.deviceOut = deviceOut
+        self.unanswered = unanswered
+    }
+
+    /// What the tuner minimises: the mean error, over both protocols when both ran.
+    public var objective: Double {
+        let means = [spotOut?.mean, deviceOut?.mean].compactMap { $0 }
+        return means.isEmpty ? .infinity : means.reduce(0, +) / Double(means.count)
+    }
+
+    /// The p90 the same way: the tie-breaker.
+    public var objectiveP90: Double {
+        let p90s = [spotOut?.p90, deviceOut?.p90].compactMap { $0 }
+        return p90s.isEmpty ? .infinity : p90s.reduce(0, +) / Double(p90s.count)
+    }
+
+    /// The standard error of ``objective``: differences of means below it are noise.
+    public var objectiveStandardError: Double {
+        let errors = [spotOut?.standardError, deviceOut?.standardError].compactMap { $0 }
+        return errors.isEmpty ? 0 : errors.reduce(0, +) / Double(errors.count)
+    }
+}
+/// Cross-validation of a survey, the ground on which ``SurveyTuner`` chooses.
+///
+/// Queries are stored survey fingerprints (single scans when the survey was recorded with window 1, as
+/// live phones send them). Leave-one-spot-out: a query is located with every reference of its own spot
+/// removed, so the answer must come from the neighbouring spots, as a live position between surveyed spots
+/// must. Leave-one-device-out (when several devices surveyed): every reference of the query's device
+/// removed, since live phones are never the survey phone. Both use one distance pass per query: the
+/// references left out are masked, not rebuilt.
+public struct SurveyCrossValidation: Sendable {
+    public let spots: [Spot]
+    public let survey: [SurveyedFingerprint]
+    public let scale: any RelativePowerScale
+    /// Indices into `survey` of the queries: every fingerprint, or an even subsample of at most
+    /// `maximumQueries`.
+    public let queries: [Int]
+    /// Whether several devices surveyed (leave-one-device-out then runs too).
+    public let devices: Int
+
+    public init(spots: [Spot], survey: [SurveyedFingerprint], scale: any RelativePowerScale, maximumQueries: Int = 3000) {
+        self.spots = spots
+        self.survey = survey
+        self.scale = scale
+        let stride = max(1, (survey.count + maximumQueries - 1) / max(1, maximumQueries))
+        queries = Array(Swift.stride(from: 0, to: survey.count, by: stride))
+        devices = Set(survey.map(\.device)).count
+    }
+
+    /// The radio map of `candidate`, with the device of each of its rows.
+    func map(of candidate: MapCandidate) throws(RadioMapError) -> (map: RadioMap, deviceOfRow: [String]) {
+        var referenceDevices: [String] = []
+        var references: [(spot: Int, fingerprint: Fingerprint)] = []
+        // Windows never cross runs and runs are one device, so each reference has one device.
+        var runStart = 0
+        while runStart < survey.count {
+            var runEnd = runStart + 1
+            while runEnd < survey.count, survey[runEnd].run == survey[runStart].run { runEnd += 1 }
+            let merged = candidate.window.references(of: Array(survey[runStart..<runEnd]), scale: scale)
+                .filter { !$0.fingerprint.entries.isEmpty }
+            references += merged
+            referenceDevices += Array(repeating: survey[runStart].device, count: merged.count)
+            runStart = runEnd
+        }
+        let map = try RadioMap(spots: spots, fingerprints: references, representation: candidate.metric.make().representation)
+        // RadioMap orders rows by spot, stably: the same order gives each row's device.
+        let order = references.indices.sorted { (references[$0].spot, $0) < (references[$1].spot, $1) }
+        return (map, order.map { referenceDevices[$0] })
+    }
+
+    /// Scores every estimator of `estimators` on `candidate`.
+    public func score(_ candidate: MapCandidate, estimators: [EstimatorChoice]) throws(RadioMapError) -> [CrossValidationScore] {
+        var spotOut = [[Double]](repeating: [], count: estimators.count)
+        var deviceOut = [[Double]](repeating: [], count: estimators.count)
+        var unanswered = [Int](repeating: 0, count: estimators.count)
+        try forEachQuery(of: candidate, estimators: estimators) { _, protocolIndex, estimatorIndex, outcome in
+            switch outcome {
+            case .none: unanswered[estimatorIndex] += 1
+            case .some(let answer):
+                if protocolIndex == 0 { spotOut[estimatorIndex].append(answer.error) } else { deviceOut[estimatorIndex].append(answer.error) }
+            }
+        }
+        return estimators.indices.map { index in
+            CrossValidationScore(
+                candidate: candidate, estimator: estimators[index], spotOut: ErrorStatistics(errors: spotOut[index]),
+                deviceOut: ErrorStatistics(errors: deviceOut[index]), unanswered: unanswered[index])
+        }
+    }
+
+    /// One cross-validated answer.
+    public struct Answer: Sendable {
+        public var error: Double
+        /// The best (spot-level) distance: what the `unknown` threshold is derived from.
+        public var bestDistance: Float
+        /// The accuracy radius before calibration.
+        public var radius: Double
+        public var position: Position
+    }
+
+    /// Every leave-one-out answer of one configuration, for calibrating it: `(query, protocol (0 spot out,
+    /// 1 device out), answer or nil)`.
+    public func answers(of candidate: MapCandidate, estimator: EstimatorChoice, resolution: Double) throws(RadioMapError)
+        -> [(query: Int, protocolIndex: Int, answer: Answer?)]
+    {
+        var answers: [(query: Int, protocolIndex: Int, answer: Answer?)] = []
+        try forEachQuery(of: candidate, estimators: [estimator], resolution: resolution) { query, protocolIndex, _, answer in
+            answers.append((query, protocolIndex, answer))
+        }
+        return answers
+    }
+
+    private func forEachQuery(
+        of candidate: MapCandidate, estimators: [EstimatorChoice], resolution: Double = 0,
+        _ body: (_ query: Int, _ protocolIndex: Int, _ estimatorIndex: Int, _ answer: Answer?) -> Void
+    ) throws(RadioMapError) {
+        let (map, rowDeviceName) = try map(of: candidate)
+        let metric = candidate.metric.make()
+        let maximumSpots = estimators.filter { $0.neighbours == .spots }.map(\.neighbourCount).max() ?? 1
+        let maximumRows = estimators.filter { $0.neighbours == .fingerprints }.map(\.neighbourCount).max() ?? 1
+        let locators = Dictionary(grouping: estimators.map(\.spotBest), by: { $0 }).keys.map { best in
+            (best, Locator(metric: metric, aggregation: best <= 1 ? .best : .meanOfBest(best), estimator: WeightedNearestSpots()))
+        }
+        let weightedEstimators = estimators.map {
+            WeightedNearestSpots(
+                neighbourCount: $0.neighbourCount, weighting: .inverseDistance(power: $0.weightingPower, epsilon: 1e-6),
+                minimumAccuracy: 0, accuracyScale: 1, resolution: resolution)
+        }
+        var rowDistance = [Float](repeating: .infinity, count: map.count)
+        var masked = rowDistance
+        for query in queries {
+            let surveyed = survey[query]
+            let vector = map.query(for: surveyed.fingerprint)
+            guard vector.presentCount > 0 else { continue }
+            rowDistance.withUnsafeMutableBufferPointer { metric.distances(from: vector, in: map, into: $0) }
+            let truth = spots[surveyed.spot]
+            for protocolIndex in 0..<(devices > 1 ? 2 : 1) {
+                masked = rowDistance
+                if protocolIndex == 0 {
+                    for row in map.spotRanges[surveyed.spot] { masked[row] = .infinity }
+                } else {
+                    for row in 0..<map.count where rowDeviceName[row] == surveyed.device { masked[row] = .infinity }
+                }
+                masked.withUnsafeBufferPointer { distances in
+                    var nearestSpots: [Int: [SpotCandidate]] = [:]
+                    for (best, locator) in locators {
+                        nearestSpots[best] = locator.nearest(locator.spotDistances(fromRowDistances: distances, in: map), in: map, limit: maximumSpots)
+                    }
+                    let nearestRows = Locator.nearestRows(distances, in: map, limit: maximumRows)
+                    for (index, choice) in estimators.enumerated() {
+                        let candidates = switch choice.neighbours {
+                        case .spots: nearestSpots[choice.spotBest] ?? []
+                        case .fingerprints: nearestRows
+                        }
+                        guard let bestSpot = nearestSpots[choice.spotBest]?.first ?? nearestSpots.values.first?.first, !candidates.isEmpty else {
+                            body(query, protocolIndex, index, nil)
+                            continue
+                        }
+                        let position = weightedEstimators[index].estimate(from: Array(candidates.prefix(choice.neighbourCount)), spots: map.spots)
+                        let error = truth.planarDistance(toX: position.x, y: position.y)
+                        body(query, protocolIndex, index, Answer(error: error, bestDistance: bestSpot.distance, radius: position.accuracy, position: position))
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension SurveyCrossValidation {
+    /// Replays runs of the survey through the tracker's merging and smoothing, leave-one-spot-out, for
+    /// every tracker window and smoothing gain: the survey walk stands in for a live walk (it stops at
+    /// spots and moves between them, as real walks do).
+    ///
+    /// Blocks of `blockLength` consecutive fingerprints of one device, spread evenly over the survey, are
+    /// replayed as separate walks so that a large survey costs at most `maximumQueries` locates per window.
+    public func replayScores(
+        of candidate: MapCandidate, estimator: EstimatorChoice, windows: [Double], alphas: [Double],
+        blockLength: Int = 60, maximumQueries: Int = 3000
+    ) throws(RadioMapError) -> [TrackerScore] {
+        let (map, _) = try map(of: candidate)
+        let metric = candidate.metric.make()
+        let locator = Locator(
+            metric: metric, aggregation: estimator.spotBest <= 1 ? .best : .meanOfBest(estimator.spotBest),
+            neighbours: estimator.neighbours,
+            estimator: WeightedNearestSpots(
+                neighbourCount: estimator.neighbourCount, weighting: .inverseDistance(power: estimator.weightingPower, epsilon: 1e-6)))
+        let blockCount = max(1, min(survey.count / max(1, blockLength), maximumQueries / max(1, blockLength)))
+        let spacing = max(blockLength, survey.count / blockCount)
+        var blocks: [Range<Int>] = []
+        var start = 0
+        while start < survey.count, blocks.count < blockCount {
+            var end = start + 1
+            while end < min(start + blockLength, survey.count), survey[end].device == survey[start].device { end += 1 }
+            blocks.append(start..<end)
+            start += spacing
+        }
+        var errors = [[Double]](repeating: [], count: windows.count * alphas.count)
+        var rowDistance = [Float](repeating: .infinity, count: map.count)
+        for (windowIndex, window) in windows.enumerated() {
+            for block in blocks {
+                // The raw answer for each sample of the block, from the samples of the last `window` seconds.
+                var measured: [(time: Double, position: Position?)] = []
+                for index in block {
+                    let now = survey[index].time
+                    var first = index
+                    while first > block.lowerBound, now - survey[first - 1].time <= window, survey[first - 1].time <= now { first -= 1 }
+                    let parts = (first...index).map { survey[$0].fingerprint }
+                    let vector = map.query(for: Fingerprint.merging(parts, scale: scale))
+                    guard vector.presentCount > 0 else {
+                        measured.append((now, nil))
+                        continue
+                    }
+                    rowDistance.withUnsafeMutableBufferPointer { metric.distances(from: vector, in: map, into: $0) }
+                    for spot in Set((first...index).map { survey[$0].spot }) {
+                        for row in map.spotRanges[spot] { rowDistance[row] = .infinity }
+                    }
+                    let result = rowDistance.withUnsafeBufferPointer { locator.locate(rowDistances: $0, query: vector, in: map) }
+                    measured.append((now, result.position))
+                }
+                for (alphaIndex, alpha) in alphas.enumerated() {
+                    var smoother = AlphaBetaSmoother(alpha: alpha)
+                    var last: Position?
+                    for (offset, index) in block.enumerated() {
+                        if let position = measured[offset].position { last = smoother.smooth(position, at: measured[offset].time) }
+                        guard let last else { continue }
+                        errors[windowIndex * alphas.count + alphaIndex].append(spots[survey[index].spot].planarDistance(toX: last.x, y: last.y))
+                    }
+                }
+            }
+        }
+        return windows.indices.flatMap { windowIndex in
+            alphas.indices.map { alphaIndex in
+                TrackerScore(window: windows[windowIndex], alpha: alphas[alphaIndex], errors: ErrorStatistics(errors: errors[windowIndex * alphas.count + alphaIndex]))
+            }
+        }
+    }
+}
+
+/// Cross-validation figures of one tracker setting.
+public struct TrackerScore: Hashable, Sendable, Codable {
+    /// Seconds of samples merged.
+    public var window: Double
+    /// Smoothing gain (1: none).
+    public var alpha: Double
+    public var errors: ErrorStatistics?
+}
+
+/// What `survey tune` found: the chosen configuration and the figures it was chosen on.
+public struct TuningResult: Hashable, Sendable, Codable {
+    public var configuration: TunedConfiguration
+    /// The winner's cross-validation.
+    public var score: CrossValidationScore
+    /// The best estimator of every map candidate tried, best first.
+    public var candidates: [CrossValidationScore]
+    /// Every tracker setting tried, best first; the first with window 0 and gain 1 is the single-scan figure.
+    public var tracker: [TrackerScore]
+    /// Cross-validation queries (stored survey fingerprints).
+    public var queries: Int
+    /// Devices that surveyed (leave-one-device-out runs when more than one).
+    public var devices: Int
+    /// Share of cross-validation answers within their calibrated accuracy radius.
+    public var withinAccuracy: Double
+    /// Cross-validation answers beyond the derived `unknown` threshold.
+    public var unknownAtThreshold: Int
+}
+
+/// Chooses a venue's configuration by cross-validation on its own survey (``SurveyCrossValidation``) over
+/// a documented search space (``TuningSearchSpace``). Pure: the caller runs the map candidates of each stage
+/// (concurrently if it likes) with ``SurveyCrossValidation/score(_:estimators:)`` and hands the scores back.
+public struct SurveyTuner: Sendable {
+    public var space: TuningSearchSpace
+
+    public init(space: TuningSearchSpace = .standard) {
+        self.space = space
+    }
+
+    /// The best of `scores`: the lowest cross-validation mean, ties to the lower p90. Means within one
+    /// standard error of the lowest are ties: cross-validation on a few hundred scans cannot tell them apart,
+    /// and picking the lowest of them would pick noise (the usual one-standard-error rule of model selection).
+    public static func best(_ scores: [CrossValidationScore]) -> CrossValidationScore? {
+        let finite = scores.filter { $0.objective.isFinite }
+        guard let lowest = finite.min(by: { $0.objective < $1.objective }) else { return nil }
+        let tolerance = lowest.objective + lowest.objectiveStandardError
+        return finite.filter { $0.objective <= tolerance }.min {
+            $0.objectiveP90 != $1.objectiveP90 ? $0.objectiveP90 < $1.objectiveP90 : $0.objective < $1.objective
+        }
+    }
+
+    /// Tunes on `validation` one candidate after the other: for tests, benchmarks and callers with one
+    /// core (`survey tune` scores the candidates on every core, then calls ``finish(winner:candidates:validation:)``).
+    /// Nil when no configuration answers any query.
+    public func tune(_ validation: SurveyCrossValidation) throws(RadioMapError) -> TuningResult? {
+        var scores: [CrossValidationScore] = []
+        var bestPerCandidate: [CrossValidationScore] = []
+        for candidate in space.mapCandidates {
+            let candidateScores = try validation.score(candidate, estimators: space.estimators)
+            scores += candidateScores
+            if let lowest = candidateScores.min(by: { $0.objective < $1.objective }) { bestPerCandidate.append(lowest) }
+        }
+        guard let winner = Self.best(scores) else { return nil }
+        return try finish(winner: winner, candidates: bestPerCandidate, validation: validation)
+    }
+
+    /// Completes the winner: the `unknown` threshold from the distribution of its cross-validation best
+    /// distances, the accuracy radius calibrated to hold the truth 68% of the time, and the tracker.
+    public func finish(
+        winner: CrossValidationScore, candidates: [CrossValidationScore], validation: SurveyCrossValidation
+    ) throws(RadioMapError) -> TuningResult {
+        let resolution = Self.resolution(of: validation)
+        let answers = try validation.answers(of: winner.candidate, estimator: winner.estimator, resolution: resolution).compactMap(\.answer)
+        // Scans of the venue itself are at most this far in signal space; twice the 99th percentile of the
+        // leave-one-out best distances (already pessimistic: the query's own spot is missing) leaves real
+        // scans located and answers `unknown` for scans that resemble nothing surveyed.
+        let bestDistances = answers.map { Double($0.bestDistance) }.filter(\.isFinite).sorted()
+        let threshold = bestDistances.isEmpty ? nil : Float(2 * ErrorStatistics.percentile(99, of: bestDistances))
+        let ratios = answers.filter { $0.radius > 0 }.map { $0.error / $0.radius }.sorted()
+        let accuracyScale = ratios.isEmpty ? 1 : max(0.1, ErrorStatistics.percentile(68, of: ratios))
+        let within = answers.isEmpty ? 0 : Double(answers.filter { $0.error <= accuracyScale * $0.radius }.count) / Double(answers.count)
+        let tracker = try validation.replayScores(
+            of: winner.candidate, estimator: winner.estimator, windows: space.trackerWindows, alphas: space.trackerAlphas)
+            .sorted { ($0.errors?.mean ?? .infinity) < ($1.errors?.mean ?? .infinity) }
+        let chosenTracker = tracker.first
+        let configuration = TunedConfiguration(
+            metric: winner.candidate.metric, referenceWindow: winner.candidate.window, neighbours: winner.estimator.neighbours,
+            spotBest: winner.estimator.spotBest, neighbourCount: winner.estimator.neighbourCount,
+            weightingPower: winner.estimator.weightingPower, maximumDistance: threshold, accuracyScale: accuracyScale,
+            resolution: resolution, trackerWindow: chosenTracker?.window ?? TunedConfiguration.untuned.trackerWindow,
+            trackerAlpha: chosenTracker?.alpha ?? TunedConfiguration.untuned.trackerAlpha)
+        return TuningResult(
+            configuration: configuration, score: winner,
+            candidates: candidates.sorted { $0.objective < $1.objective }, tracker: tracker, queries: validation.queries.count,
+            devices: validation.devices, withinAccuracy: within,
+            unknownAtThreshold: threshold.map { limit in answers.filter { $0.bestDistance > limit }.count } ?? 0)
+    }
+
+    /// Half the median distance from a surveyed spot to its nearest surveyed neighbour on the same floor:
+    /// how finely the survey resolves position.
+    public static func resolution(of validation: SurveyCrossValidation) -> Double {
+        let surveyed = Set(validation.survey.map(\.spot)).sorted().map { validation.spots[$0] }
+        var nearest: [Double] = []
+        for spot in surveyed {
+            let distance = surveyed.filter { $0.floor == spot.floor && $0.name != spot.name }
+                .map { $0.planarDistance(toX: spot.x, y: spot.y) }.min()
+            if let distance { nearest.append(distance) }
+        }
+        return nearest.isEmpty ? 1 : ErrorStatistics.percentile(50, of: nearest.sorted()) / 2
+    }
+}

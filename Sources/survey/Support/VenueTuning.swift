@@ -1,0 +1,101 @@
+import FingerprintStore
+import Foundation
+import Positioning
+
+/// Runs ``SurveyTuner`` on a venue's stored survey, the map candidates of each stage on every core, and
+/// stores the result: what `survey tune`, the end of `survey record` and `survey replace-beacon` share.
+enum VenueTuning {
+    /// Tunes `venue` and stores its tuning (bumping its revision).
+    ///
+    /// - Parameter progress: show a progress bar on standard error.
+    static func tune(_ venue: String, in store: FingerprintStore, progress showProgress: Bool = true) async throws -> StoredTuning {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let survey = try store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
+        let surveyedSpots = Set(survey.surveyed.map(\.spot)).count
+        guard surveyedSpots >= 2 else {
+            throw CLIError(
+                "venue '\(venue)' has \(surveyedSpots == 0 ? "no survey fingerprint" : "fingerprints at one spot only"); tuning needs a survey of at least 2 spots (record one with 'survey record --venue \(venue) FILE')")
+        }
+        let tuner = SurveyTuner()
+        let validation = SurveyCrossValidation(
+            spots: survey.spots, survey: survey.surveyed, scale: PositioningConfiguration.defaultScale)
+        let estimators = tuner.space.estimators
+        let candidates = tuner.space.mapCandidates
+        let reporter = ProgressReporter(label: "tuning", unit: "candidates")
+        let total = candidates.count + 1
+        var done = 0
+        func advance() {
+            done += 1
+            if showProgress { reporter.report(done, total) }
+        }
+        let scores = try await score(candidates, validation: validation, estimators: estimators) { advance() }
+        let bestPerCandidate = Dictionary(grouping: scores, by: \.candidate).values.compactMap { $0.min { $0.objective < $1.objective } }
+        guard let winner = SurveyTuner.best(scores) else {
+            throw CLIError("no configuration could locate any survey fingerprint of venue '\(venue)' among the other spots; is the survey too thin?")
+        }
+        let result = try tuner.finish(winner: winner, candidates: bestPerCandidate, validation: validation)
+        advance()
+        return try store.saveTuning(result, of: venue, surveyRevision: survey.revision, seconds: (clock.now - started).seconds)
+    }
+
+    /// Scores `candidates` concurrently, calling `finished` (on the caller's task) as each completes.
+    private static func score(
+        _ candidates: [MapCandidate], validation: SurveyCrossValidation, estimators: [EstimatorChoice], finished: () -> Void
+    ) async throws -> [CrossValidationScore] {
+        try await withThrowingTaskGroup(of: [CrossValidationScore].self) { group in
+            var pending = candidates[...]
+            var scores: [CrossValidationScore] = []
+            // As many candidates at a time as there are cores: each is one CPU-bound pass.
+            for _ in 0..<max(1, ProcessInfo.processInfo.activeProcessorCount) {
+                guard let candidate = pending.popFirst() else { break }
+                group.addTask { try validation.score(candidate, estimators: estimators) }
+            }
+            while let next = try await group.next() {
+                scores += next
+                finished()
+                if let candidate = pending.popFirst() { group.addTask { try validation.score(candidate, estimators: estimators) } }
+            }
+            return scores
+        }
+    }
+
+    /// The tuning for people to read.
+    static func text(_ tuning: StoredTuning, currentRevision: Int? = nil, candidates limit: Int = 10) -> String {
+        let result = tuning.result, configuration = result.configuration
+        var lines: [String] = []
+        let protocols = result.devices > 1 ? "leave-one-spot-out and leave-one-device-out" : "leave-one-spot-out"
+        lines.append("Venue '\(tuning.venue)' tuned at revision \(tuning.revision) (\(tuning.tunedAt.ISO8601Format())) in \(String(format: "%.1f", tuning.seconds)) s: \(result.queries) cross-validation queries, \(result.devices) device\(result.devices == 1 ? "" : "s") (\(protocols)).")
+        if let currentRevision, currentRevision > tuning.revision {
+            lines.append("The venue has changed since (revision \(currentRevision)): run 'survey tune --venue \(tuning.venue)' again.")
+        }
+        lines.append("  metric: \(configuration.metric)")
+        lines.append("  references: \(describe(configuration.referenceWindow)); neighbours: \(result.score.estimator)")
+        for (name, statistics) in [("leave-one-spot-out", result.score.spotOut), ("leave-one-device-out", result.score.deviceOut)] {
+            guard let statistics else { continue }
+            lines.append("  \(name) error: mean \(Output.metres(statistics.mean)), median \(Output.metres(statistics.median)), p90 \(Output.metres(statistics.p90)) (\(statistics.count) answers)")
+        }
+        if result.score.unanswered > 0 { lines.append("  unanswered: \(result.score.unanswered) (no common beacon once their spot was left out)") }
+        lines.append("  unknown beyond distance \(configuration.maximumDistance.map { String(format: "%.4g", $0) } ?? "none") (\(result.unknownAtThreshold) cross-validation answers beyond it)")
+        lines.append("  accuracy radius: \(String(format: "%.2f", configuration.accuracyScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), holding the truth in \(Output.metres(result.withinAccuracy * 100))% of cross-validation answers")
+        if let tracker = result.tracker.first, let errors = tracker.errors {
+            let single = result.tracker.first { $0.window == 0 && $0.alpha == 1 }?.errors
+            lines.append("  tracker: merges \(tracker.window == 0 ? "the newest sample only" : "\(String(format: "%g", tracker.window)) s of samples"), smoothing gain \(String(format: "%g", tracker.alpha)): replayed survey mean \(Output.metres(errors.mean))" + (single.map { " (single scans \(Output.metres($0.mean)))" } ?? ""))
+        }
+        lines.append("  candidates (best estimator of each), best first:")
+        lines.append("     mean    p90  configuration")
+        for score in result.candidates.prefix(limit) {
+            lines.append(String(format: "  %7.2f %6.2f  ", score.objective, score.objectiveP90) + "\(score.candidate); \(score.estimator)")
+        }
+        if result.candidates.count > limit { lines.append("  ... \(result.candidates.count - limit) more (--json lists all)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func describe(_ window: ReferenceWindow) -> String {
+        switch window {
+        case .fingerprints(1): "every stored fingerprint"
+        case .fingerprints(let count): "\(count) stored fingerprints merged"
+        case .wholeRun: "each run (one device at one spot) merged"
+        }
+    }
+}

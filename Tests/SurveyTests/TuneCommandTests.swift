@@ -1,0 +1,73 @@
+import FingerprintStore
+import Foundation
+import Logging
+import Positioning
+import Testing
+
+/// `survey tune`, and the tuning at the end of `survey record`, as a separate process on a real database.
+@Suite("survey: tune")
+struct TuneCommandTests {
+    let commands: CommandTests
+
+    init() throws {
+        commands = try CommandTests()
+    }
+
+    @Test("record tunes the venue at its end; evaluate and tune --show use and show the stored tuning")
+    func recordTunes() throws {
+        // Given the hall and its survey
+        try commands.importedHall()
+        let log = try commands.write(CommandTests.surveyLog(), to: "survey.jsonl")
+        // When recorded with the defaults
+        let recorded = try commands.survey("record", "--venue", "hall", log)
+        // Then every scan is a fingerprint, and the venue is tuned right after (a revision of its own)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(recorded.stdout.contains("Recorded 15 fingerprints from 18 samples into 'hall' (revision 2)."), "\(recorded.stdout)")
+        #expect(recorded.stdout.contains("Venue 'hall' tuned at revision 3"), "\(recorded.stdout)")
+        #expect(try commands.revision() == 3)
+        // And tune --show --json gives the stored configuration and its cross-validation, with ISO 8601 dates
+        let shown = try commands.survey("tune", "--venue", "hall", "--show", "--json")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let stored = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        #expect(stored?["revision"] as? Int == 3)
+        #expect((stored?["tuned_at"] as? String)?.contains("T") == true)
+        let result = stored?["result"] as? [String: Any]
+        #expect(result?["queries"] as? Int == 15)
+        #expect((result?["candidates"] as? [Any])?.count == TuningSearchSpace.standard.mapCandidates.count)
+        // And evaluate says which configuration it used
+        let evaluated = try commands.survey("evaluate", "--venue", "hall", "--cross-validate")
+        #expect(evaluated.stdout.contains("configuration: tuned at revision 3"), "\(evaluated.stdout)")
+    }
+
+    @Test("--no-tune leaves the venue on the default configuration, and says so; tune then tunes it")
+    func noTune() throws {
+        try commands.importedHall()
+        let log = try commands.write(CommandTests.surveyLog(), to: "survey.jsonl")
+        let recorded = try commands.survey("record", "--venue", "hall", "--no-tune", log)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(!recorded.stdout.contains("tuned at"))
+        let evaluated = try commands.survey("evaluate", "--venue", "hall", "--cross-validate")
+        #expect(evaluated.stdout.contains("the default configuration (the venue was never tuned"), "\(evaluated.stdout)")
+        let unshown = try commands.survey("tune", "--venue", "hall", "--show")
+        #expect(unshown.status != 0)
+        #expect(unshown.stderr.contains("venue 'hall' was never tuned"), "\(unshown.stderr)")
+        // When tuned by hand
+        let tuned = try commands.survey("tune", "--venue", "hall")
+        // Then the table of candidates is printed and the revision moved on
+        #expect(tuned.status == 0, "\(tuned.stderr)")
+        #expect(tuned.stdout.contains("leave-one-spot-out error: mean"), "\(tuned.stdout)")
+        #expect(tuned.stdout.contains("accuracy radius:"))
+        #expect(try commands.revision() == 3)
+    }
+
+    @Test("tuning a venue without a survey, or an unknown venue, is a clear error")
+    func nothingToTune() throws {
+        try commands.importedHall()
+        let empty = try commands.survey("tune", "--venue", "hall")
+        #expect(empty.status != 0)
+        #expect(empty.stderr.contains("venue 'hall' has no survey fingerprint; tuning needs a survey of at least 2 spots"), "\(empty.stderr)")
+        let unknown = try commands.survey("tune", "--venue", "nowhere")
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("there is no venue 'nowhere'"), "\(unknown.stderr)")
+    }
+}
