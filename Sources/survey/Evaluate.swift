@@ -13,6 +13,12 @@ extension Survey {
                 its ground truth (--replay runs the walk through the tracker instead, sample by sample, as the
                 daemon would). With --cross-validate, each spot's fingerprints are located among the other spots
                 only (leave-one-spot-out), so a survey can be judged without a separate walk.
+
+                --compare knn also runs the simplest fingerprinting, k nearest neighbours on raw RSSI (missing
+                beacons at -105 dBm, the mean of the k nearest survey fingerprints' spots, every k from 1 to 20
+                and the best one kept), on the same survey and the same queries (single scans with --replay),
+                and prints both with the ratio matcher / k-NN. Record the survey with --window 1 for the usual
+                baseline: one reference per scan.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -33,6 +39,15 @@ extension Survey {
         @Flag(name: .long, help: "Leave-one-spot-out cross-validation of the survey itself.")
         var crossValidate = false
 
+        @Option(name: .long, help: "Also evaluate a baseline on the same survey and walk and compare the errors.")
+        var compare: Baseline?
+
+        /// The baselines `--compare` can run.
+        enum Baseline: String, ExpressibleByArgument, CaseIterable {
+            /// k nearest neighbours on raw RSSI, best k of 1...20.
+            case knn
+        }
+
         func validate() throws {
             guard window >= 1 else { throw ValidationError("--window must be at least 1 (got \(window)).") }
             switch (test, crossValidate) {
@@ -41,6 +56,9 @@ extension Survey {
             default: break
             }
             if replay, test == nil { throw ValidationError("--replay needs --test FILE.") }
+            if compare != nil, test == nil {
+                throw ValidationError("--compare needs --test FILE: the baseline is measured on the same walk.")
+            }
         }
 
         func run() async throws {
@@ -58,14 +76,23 @@ extension Survey {
             let evaluator = Evaluator(builder: configuration.builder, locator: configuration.locator)
             let report: EvaluationReport
             let mode: String
+            var comparison: Comparison?
             if let test {
-                let input = try ScanLogInput(path: test, skipBad: false, requireGroundTruth: true)
+                let samples = try ScanLogInput(path: test, skipBad: false, requireGroundTruth: true).labelledSamples()
                 if replay {
-                    report = evaluator.replay(try input.labelledSamples(), tracking: configuration.tracking, in: map)
+                    report = evaluator.replay(samples, tracking: configuration.tracking, in: map)
                     mode = "replay of \(test) through the tracker"
                 } else {
-                    report = evaluator.evaluate(try input.labelledSamples(), windowSize: window, in: map)
+                    report = evaluator.evaluate(samples, windowSize: window, in: map)
                     mode = "\(test), windows of \(window)"
+                }
+                if compare == .knn {
+                    // A replay has no windows; single scans are its fair counterpart.
+                    let windowSize = replay ? 1 : window
+                    let knn = try RSSINearestNeighbours(spots: survey.spots, fingerprints: survey.fingerprints)
+                    comparison = Comparison(
+                        matcher: report, windowSize: windowSize,
+                        knn: knn.evaluate(samples, windowSize: windowSize, builder: configuration.builder))
                 }
             } else {
                 report = try evaluator.crossValidate(spots: survey.spots, fingerprints: survey.fingerprints)
@@ -74,7 +101,7 @@ extension Survey {
             if output.json {
                 return try Output.json(EvaluationOutput(
                     venue: venue, revision: survey.revision, tunedRevision: survey.tuning?.revision, mode: mode, radioMap: loading,
-                    report: report))
+                    report: report, comparison: comparison))
             }
             print("Venue '\(venue)' (revision \(survey.revision)), \(mode):")
             print("  configuration: " + Self.describe(survey.tuning))
@@ -88,6 +115,12 @@ extension Survey {
                 print("  error: mean \(Output.metres(errors.mean)), median \(Output.metres(errors.median)), p75 \(Output.metres(errors.p75)), p90 \(Output.metres(errors.p90)), max \(Output.metres(errors.max))")
             }
             print("  floor hit rate \(Output.metres(report.floorHitRate * 100))%, spot hit rate \(Output.metres(report.spotHitRate * 100))%")
+            if let stationary = report.stationary {
+                print("  standing still \(Output.metres(stationary.seconds)) s (ground truth unchanged between samples): "
+                    + "zone changes \(stationary.zoneChanges)"
+                    + (stationary.zoneChangesPerMinute.map { ", \(Output.metres($0)) per minute" } ?? ""))
+            }
+            if let comparison { comparison.print(matcher: report) }
         }
     }
 }
@@ -102,6 +135,56 @@ extension Survey.Evaluate {
     }
 }
 
+/// The matcher's figures beside a baseline's, measured on the same queries.
+struct Comparison: Encodable {
+    var baseline = "knn"
+    /// Samples per query of the baseline (1 when the matcher was replayed).
+    var windowSize: Int
+    var bestK: Int
+    /// The baseline at its best k.
+    var report: EvaluationReport
+    /// Mean error for every k tried.
+    var byK: [NearestNeighboursEvaluation.Row]
+    /// Matcher / baseline, per figure: below 1 means the matcher is better.
+    var ratio: Ratio?
+
+    struct Ratio: Encodable {
+        var mean: Double
+        var median: Double
+        var p90: Double
+    }
+
+    init(matcher: EvaluationReport, windowSize: Int, knn: NearestNeighboursEvaluation) {
+        self.windowSize = windowSize
+        bestK = knn.bestK
+        report = knn.report
+        byK = knn.byK
+        if let ours = matcher.errors, let theirs = knn.report.errors, theirs.mean > 0, theirs.median > 0, theirs.p90 > 0 {
+            ratio = Ratio(mean: ours.mean / theirs.mean, median: ours.median / theirs.median, p90: ours.p90 / theirs.p90)
+        }
+    }
+
+    /// The comparison as text, after the matcher's own report.
+    func print(matcher: EvaluationReport) {
+        Swift.print("  compared with k-NN on raw RSSI (missing -105 dBm), best k \(bestK) of \(byK.first?.k ?? 1)...\(byK.last?.k ?? 1), "
+            + (windowSize == 1 ? "single scans:" : "windows of \(windowSize):"))
+        Swift.print("    matcher: \(Self.figures(matcher))")
+        Swift.print("    k-NN:    \(Self.figures(report))")
+        if let ratio {
+            Swift.print("    matcher / k-NN: mean \(Output.metres(ratio.mean)), median \(Output.metres(ratio.median)), p90 \(Output.metres(ratio.p90))")
+        }
+        Swift.print("    k-NN mean error by k: " + byK.map { "\($0.k): \($0.meanError.map(Output.metres) ?? "-")" }.joined(separator: ", "))
+    }
+
+    /// Mean, median, p90 and unknown count of `report`.
+    static func figures(_ report: EvaluationReport) -> String {
+        let errors = report.errors.map {
+            "mean \(Output.metres($0.mean)), median \(Output.metres($0.median)), p90 \(Output.metres($0.p90))"
+        } ?? "nothing located"
+        return errors + ", unknown \(report.unlocated) of \(report.queries)"
+    }
+}
+
 /// `evaluate --json`.
 struct EvaluationOutput: Encodable {
     var venue: String
@@ -111,6 +194,8 @@ struct EvaluationOutput: Encodable {
     var mode: String
     var radioMap: RadioMapLoading
     var report: EvaluationReport
+    /// With `--compare`: the baseline on the same survey and walk.
+    var comparison: Comparison?
 }
 
 /// How long the survey took to read from the database and lay out as a radio map.

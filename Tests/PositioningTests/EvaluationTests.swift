@@ -54,6 +54,57 @@ struct EvaluationTests {
         #expect(windows.allSatisfy { $0.count <= size })
     }
 
+    @Test("a replay reports the stationary time and the zone changes made during it")
+    func stationaryStatistics() throws {
+        // Given two spots 8 m apart, "west" in zone "hall" and "east" in no zone, and a tracker that neither
+        // merges nor smooths and decides zones at once, so every sample's answer is its own spot
+        let spots = [Spot(name: "west", x: 0, y: 0, floor: 0, zone: "hall"), Spot(name: "east", x: 8, y: 0, floor: 0)]
+        let map = try RadioMap(spots: spots, fingerprints: [
+            (0, Fixtures.fingerprint([1: 1, 2: 0.2])), (1, Fixtures.fingerprint([1: 0.2, 2: 1])),
+        ])
+        let tracking = TrackerConfiguration(
+            window: 0, smoother: AlphaBetaSmoother(alpha: 1, beta: 0, gateSlack: 100),
+            zones: ZoneHysteresis(margin: 1, requiredUpdates: 1), silenceReset: 1000)
+        let evaluator = Evaluator(
+            builder: FingerprintBuilder(scale: DecibelScale(dynamicRange: 40, exponent: 1)),
+            locator: Locator(metric: ManhattanMetric(penalty: 0.5), estimator: WeightedNearestSpots(neighbourCount: 1)))
+        let west = GroundTruth(spot: "west", x: 0, y: 0, floor: 0), east = GroundTruth(spot: "east", x: 8, y: 0, floor: 0)
+        func scan(_ heard: String, _ time: Double, _ truth: GroundTruth, device: String = "a") -> LabelledSample {
+            let readings: [UInt16: Double] = switch heard {
+            case "west": [1: -60, 2: -92]
+            case "east": [1: -92, 2: -60]
+            default: [:]
+            }
+            return LabelledSample(sample: Fixtures.sample(readings, time: time, device: device), truth: truth)
+        }
+        let walk = [
+            scan("west", 0, west),              // a: enters hall; first sample, not stationary
+            scan("west", 0.5, west, device: "b"), // b: enters hall; first sample
+            scan("west", 1, west),              // a: still (1 s), no change
+            scan("east", 2, west),              // a: still (1 s), a stray answer leaves hall: exit without enter, 1 change
+            scan("nothing", 3, west, device: "b"), // b: still (2.5 s), an empty scan, no answer
+            scan("west", 4, west),              // a: still (2 s), back into hall: 1 change
+            scan("east", 5, east),              // a: moved, leaves hall: not counted
+            scan("east", 6, east),              // a: still (1 s), no change
+            scan("west", 13, west, device: "b"), // b: still (10 s), silence included
+        ]
+        // When replayed
+        let report = evaluator.replay(walk, tracking: tracking, in: map)
+        // Then 1 + 1 + 2 + 1 s of device a and 2.5 + 10 s of device b were stationary, with 2 zone changes
+        let stationary = try #require(report.stationary)
+        #expect(stationary.seconds == 17.5)
+        #expect(stationary.zoneChanges == 2)
+        #expect(try #require(stationary.zoneChangesPerMinute) == 2 / 17.5 * 60)
+        #expect(report.queries == 9)
+        #expect(report.emptySamples == 1)
+        // And a window evaluation does not measure it, and the JSON leaves it out
+        let windows = evaluator.evaluate(walk, windowSize: 1, in: map)
+        #expect(windows.stationary == nil)
+        let json = String(decoding: try JSONEncoder().encode(windows), as: UTF8.self)
+        #expect(!json.contains("stationary"))
+        #expect(try JSONDecoder().decode(EvaluationReport.self, from: JSONEncoder().encode(report)) == report)
+    }
+
     @Test("scan-log lines decode, and bad lines are reported with their number and field")
     func decodesScanLog() {
         let log = """

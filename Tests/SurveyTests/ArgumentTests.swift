@@ -32,6 +32,16 @@ struct ArgumentTests {
         #expect(message(["evaluate", "--venue", "hall", "--cross-validate"]) == nil)
     }
 
+    @Test("evaluate --compare takes a listed baseline and needs a walk")
+    func evaluateCompare() throws {
+        #expect(message(["evaluate", "--venue", "hall", "--test", "w", "--compare", "knn"]) == nil)
+        #expect(message(["evaluate", "--venue", "hall", "--test", "w", "--replay", "--compare", "knn"]) == nil)
+        #expect(try #require(message(["evaluate", "--venue", "hall", "--cross-validate", "--compare", "knn"]))
+            .contains("--compare needs --test FILE"))
+        #expect(try #require(message(["evaluate", "--venue", "hall", "--test", "w", "--compare", "forest"])).contains("knn"))
+        #expect(Survey.helpMessage(for: Survey.Evaluate.self).contains("values: knn"))
+    }
+
     @Test("missing required options and unknown subcommands are named")
     func missingOptions() throws {
         #expect(try #require(message(["record", "log.jsonl"])).contains("--venue"))

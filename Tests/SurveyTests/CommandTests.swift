@@ -241,6 +241,68 @@ struct CommandTests {
         #expect(replay.stdout.contains("through the tracker"))
     }
 
+    @Test("evaluate --compare knn runs the k-NN baseline on the same survey and walk, beside the matcher")
+    func evaluateCompare() throws {
+        // Given the hall surveyed one scan per fingerprint, and a walk standing at x = 2 and x = 8, between
+        // the spots, with one scan that heard nothing
+        try importedHall()
+        let log = try write(Self.surveyLog(), to: "survey.jsonl")
+        _ = try survey("record", "--venue", "hall", "--window", "1", log)
+        func line(_ t: Int, _ x: Double, _ rssi: [Int]) -> String {
+            let beacons = rssi.enumerated().map { #"{"uuid": "\#(Self.uuid)", "major": 1, "minor": \#($0.offset + 1), "rssi": \#($0.element)}"# }
+            return #"{"t": \#(t), "device": "visitor", "x": \#(x), "y": 0, "floor": 0, "beacons": [\#(beacons.joined(separator: ", "))]}"#
+        }
+        let walkLines = [
+            line(1, 2, [-62, -64, -77]), line(2, 2, [-63, -63, -78]), line(3, 2, []),
+            line(10, 8, [-77, -64, -61]), line(11, 8, [-76, -65, -62]),
+        ]
+        let walk = try write(walkLines.joined(separator: "\n") + "\n", to: "walk.jsonl")
+
+        // When evaluated with --compare knn, as JSON
+        let result = try survey("evaluate", "--venue", "hall", "--test", walk, "--compare", "knn", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let output = try decoder.decode(CompareOutput.self, from: Data(result.stdout.utf8))
+        // Then the baseline answered the same 4 queries, skipping the same empty scan, for every k of 1...20
+        let comparison = output.comparison
+        #expect(comparison.baseline == "knn")
+        #expect(comparison.windowSize == 1)
+        #expect(comparison.report.queries == output.report.queries)
+        #expect(comparison.report.queries == 4)
+        #expect(comparison.report.emptySamples == 1)
+        #expect(comparison.byK.map(\.k) == Array(1...20))
+        // And its figures are Positioning's baseline on the same files, its best k the one with the least mean error
+        let configuration = PositioningConfiguration()
+        let venue = try JSONDecoder().decode(VenueDefinition.self, from: Data(Self.venueJSON.utf8))
+        func labelled(_ path: String) throws -> [LabelledSample] {
+            try ScanLogDecoder().decode(Data(contentsOf: URL(fileURLWithPath: path))).lines.map {
+                LabelledSample(sample: try $0.line.sample(), truth: $0.line.groundTruth!)
+            }
+        }
+        let references = SurveyFingerprints(survey: try labelled(log), windowSize: 1, spots: venue.spots, builder: configuration.builder)
+        let direct = try RSSINearestNeighbours(spots: references.spots, fingerprints: references.fingerprints)
+            .evaluate(try labelled(walk), windowSize: 1, builder: configuration.builder)
+        #expect(comparison.bestK == direct.bestK)
+        let knnMean = try #require(direct.report.errors?.mean)
+        #expect(abs(comparison.report.errors.mean - knnMean) < 1e-9)
+        #expect(comparison.byK.allSatisfy { $0.meanError >= knnMean - 1e-9 })
+        // And the ratio is the matcher's mean over the baseline's
+        #expect(abs(comparison.ratio.mean - output.report.errors.mean / knnMean) < 1e-9)
+
+        // When printed as text, through the tracker
+        let text = try survey("evaluate", "--venue", "hall", "--test", walk, "--replay", "--compare", "knn")
+        // Then both figures, the ratio and the per-k table are there, the baseline on single scans
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("best k \(direct.bestK) of 1...20, single scans:"), "\(text.stdout)")
+        #expect(text.stdout.contains("    matcher: mean "))
+        #expect(text.stdout.contains("    k-NN:    mean \(String(format: "%.2f", knnMean))"))
+        #expect(text.stdout.contains("unknown 0 of 4"))
+        #expect(text.stdout.contains("matcher / k-NN: mean "))
+        #expect(text.stdout.contains("k-NN mean error by k: 1: "))
+        #expect(text.stdout.contains("standing still 3.00 s"), "\(text.stdout)")
+    }
+
     @Test("export then import into a fresh database round-trips exactly")
     func exportImport() throws {
         // Given a recorded venue
@@ -330,6 +392,28 @@ struct CommandTests {
         #expect(again.stderr.contains("already retired"))
         let unknown = try survey("replace-beacon", "--venue", "hall", "--remove", "--old", "\(Self.uuid):9:9")
         #expect(unknown.stderr.contains("venue 'hall' has no beacon \(Self.uuid):9:9"))
+    }
+
+    /// `evaluate --compare knn --json`, the parts the test reads.
+    struct CompareOutput: Decodable {
+        struct Errors: Decodable { var mean: Double }
+        struct Report: Decodable {
+            var queries: Int
+            var emptySamples: Int
+            var errors: Errors
+        }
+        struct Comparison: Decodable {
+            struct Row: Decodable { var k: Int; var meanError: Double }
+            struct Ratio: Decodable { var mean: Double }
+            var baseline: String
+            var windowSize: Int
+            var bestK: Int
+            var report: Report
+            var byK: [Row]
+            var ratio: Ratio
+        }
+        var report: Report
+        var comparison: Comparison
     }
 
     struct Report: Decodable {

@@ -14,9 +14,38 @@ public struct EvaluationReport: Hashable, Sendable, Codable {
     public var floorHitRate: Double
     /// Share of located queries whose nearest spot is the spot nearest the truth.
     public var spotHitRate: Double
+    /// How the answers behaved while devices stood still; only ``Evaluator/replay`` measures it (nil
+    /// otherwise, and absent from older JSON).
+    public var stationary: StationaryStatistics?
 
     /// Queries that could not be located.
     public var unlocated: Int { queries - located }
+}
+
+/// Zone changes while a device stood still: each one is a false notification a visitor would get.
+public struct StationaryStatistics: Hashable, Sendable, Codable {
+    /// Seconds between consecutive samples of one device whose ground truth is the same (spot, x, y and
+    /// floor), summed over devices. Every such interval counts whole, silent ones too: the device did not
+    /// move, whether or not it was heard.
+    public var seconds: Double
+    /// Zone changes reported at the second sample of such an interval: an enter event (with or without the
+    /// exit that precedes it), or an exit with no enter (leaving every zone).
+    public var zoneChanges: Int
+    /// `zoneChanges` per minute of `seconds`; nil when there was no stationary time.
+    public var zoneChangesPerMinute: Double?
+
+    public init(seconds: Double, zoneChanges: Int) {
+        self.seconds = seconds
+        self.zoneChanges = zoneChanges
+        zoneChangesPerMinute = seconds > 0 ? Double(zoneChanges) / (seconds / 60) : nil
+    }
+
+    /// The zone changes that `events` (of one update) make: one per enter, or one per exit when nothing
+    /// was entered.
+    static func zoneChanges(in events: [ZoneEvent]) -> Int {
+        let enters = events.count { $0.kind == .enter }
+        return enters > 0 ? enters : events.count
+    }
 }
 
 /// Runs a test walk with ground truth through the positioning pipeline and measures the errors.
@@ -32,7 +61,7 @@ public struct Evaluator: Sendable {
     /// Locates every window of `windowSize` consecutive samples of one device at one spot.
     public func evaluate(_ test: [LabelledSample], windowSize: Int, in map: RadioMap) -> EvaluationReport {
         let heard = test.filter { !$0.sample.readings.isEmpty }
-        var tally = Tally(map: map)
+        var tally = Tally(spots: map.spots)
         for window in SampleWindows.windows(of: heard, size: windowSize) {
             let result: LocationResult
             do {
@@ -47,15 +76,22 @@ public struct Evaluator: Sendable {
     }
 
     /// Replays `test` in order through one ``DeviceTracker`` per device, as the daemon would see it,
-    /// and measures the smoothed positions.
+    /// and measures the smoothed positions and the zone changes while devices stood still
+    /// (``EvaluationReport/stationary``).
     public func replay(_ test: [LabelledSample], tracking: TrackerConfiguration, in map: RadioMap) -> EvaluationReport {
         var trackers: [String: DeviceTracker] = [:]
-        var tally = Tally(map: map)
+        var previous: [String: LabelledSample] = [:]
+        var tally = Tally(spots: map.spots)
         var empty = 0
+        var stationarySeconds = 0.0
+        var stationaryChanges = 0
         for labelled in test {
             let device = labelled.sample.device
             var tracker = trackers[device] ?? DeviceTracker(device: device, configuration: tracking)
             defer { trackers[device] = tracker }
+            let stillSince = previous[device].flatMap { $0.truth == labelled.truth ? $0.sample.time : nil }
+            if let stillSince { stationarySeconds += max(0, labelled.sample.time - stillSince) }
+            previous[device] = labelled
             if labelled.sample.readings.isEmpty { empty += 1 }
             let update: TrackingUpdate
             do {
@@ -64,26 +100,30 @@ public struct Evaluator: Sendable {
                 tally.unusable()
                 continue
             }
+            if stillSince != nil { stationaryChanges += StationaryStatistics.zoneChanges(in: update.events) }
             if let position = update.position {
                 tally.add(.located(position), truth: labelled.truth)
             } else {
                 tally.add(update.raw.outcome, truth: labelled.truth)
             }
         }
-        return tally.report(emptySamples: empty)
+        var report = tally.report(emptySamples: empty)
+        report.stationary = StationaryStatistics(seconds: stationarySeconds, zoneChanges: stationaryChanges)
+        return report
     }
 }
 
 /// Accumulates outcomes against ground truth.
-private struct Tally {
-    let map: RadioMap
+struct Tally {
+    /// The venue's spots, to name the spot nearest the truth.
+    let spots: [Spot]
     var errors: [Double] = []
     var unknown: [String: Int] = [:]
     var queries = 0
     var floorHits = 0
     var spotHits = 0
 
-    init(map: RadioMap) { self.map = map }
+    init(spots: [Spot]) { self.spots = spots }
 
     mutating func unusable() {
         queries += 1
@@ -99,8 +139,8 @@ private struct Tally {
             let dx = position.x - truth.x, dy = position.y - truth.y
             errors.append((dx * dx + dy * dy).squareRoot())
             if position.floor == truth.floor { floorHits += 1 }
-            let truthSpot = truth.spot.flatMap { name in map.spots.first { $0.name == name } }
-                ?? map.spots.nearest(toX: truth.x, y: truth.y, floor: truth.floor)
+            let truthSpot = truth.spot.flatMap { name in spots.first { $0.name == name } }
+                ?? spots.nearest(toX: truth.x, y: truth.y, floor: truth.floor)
             if truthSpot?.name == position.spot { spotHits += 1 }
         }
     }
@@ -111,7 +151,8 @@ private struct Tally {
             queries: queries, located: located, unknown: unknown, emptySamples: emptySamples,
             errors: ErrorStatistics(errors: errors),
             floorHitRate: located == 0 ? 0 : Double(floorHits) / Double(located),
-            spotHitRate: located == 0 ? 0 : Double(spotHits) / Double(located))
+            spotHitRate: located == 0 ? 0 : Double(spotHits) / Double(located),
+            stationary: nil)
     }
 }
 
@@ -123,7 +164,7 @@ extension Evaluator {
         // Maps in the representation the locator's metric reads.
         let representation = locator.metric.representation
         let map = try RadioMap(spots: spots, fingerprints: fingerprints, representation: representation)
-        var tally = Tally(map: map)
+        var tally = Tally(spots: map.spots)
         for (spotIndex, spot) in spots.enumerated() {
             let own = fingerprints.filter { $0.spot == spotIndex }
             guard !own.isEmpty else { continue }

@@ -1,23 +1,37 @@
 /// How a ``DeviceTracker`` merges, smooths and zones a device's samples.
-public struct TrackerConfiguration: Sendable {
+public struct TrackerConfiguration: Sendable, Hashable {
     /// Seconds of recent samples merged into the live fingerprint: one reading is never enough.
     public var window: Double
     /// At most this many recent samples are merged.
     public var maximumWindowSamples: Int
     /// Equal consecutive readings after which a beacon counts as stuck (see ``StuckBeaconDetector``).
     public var stuckRepeats: Int
+    /// The position filter; each device starts with a copy.
     public var smoother: AlphaBetaSmoother
+    /// The zone decision; each device starts with a copy.
     public var zones: ZoneHysteresis
+    /// Seconds without a sample (or without a located one, for the smoother) after which the device's past
+    /// is forgotten: the merged window is emptied and the smoother restarts at the next measurement.
+    /// A phone silent that long may have walked anywhere; extrapolating its last velocity over the gap
+    /// is what threw answers hundreds of metres out of the building.
+    public var silenceReset: Double
+    /// Metres by which the bounding box of a floor's surveyed spots is enlarged to give the area answers
+    /// must fall in: fingerprinting cannot tell anything about places beyond the survey, so the tracker
+    /// never answers there.
+    public var extentMargin: Double
 
     public init(
         window: Double = 5, maximumWindowSamples: Int = 10, stuckRepeats: Int = 8,
-        smoother: AlphaBetaSmoother = AlphaBetaSmoother(), zones: ZoneHysteresis = ZoneHysteresis()
+        smoother: AlphaBetaSmoother = AlphaBetaSmoother(), zones: ZoneHysteresis = ZoneHysteresis(),
+        silenceReset: Double = 10, extentMargin: Double = 3
     ) {
         self.window = max(0, window)
         self.maximumWindowSamples = max(1, maximumWindowSamples)
         self.stuckRepeats = stuckRepeats
         self.smoother = smoother
         self.zones = zones
+        self.silenceReset = silenceReset.isNaN ? 10 : max(0, silenceReset)
+        self.extentMargin = extentMargin.isNaN ? 3 : max(0, extentMargin)
     }
 }
 
@@ -48,6 +62,8 @@ public struct DeviceTracker: Sendable {
     private var stuckDetector: StuckBeaconDetector
     private var smoother: AlphaBetaSmoother
     private var zones: ZoneHysteresis
+    /// Time of the last measurement given to the smoother, to tell when its track has gone stale.
+    private var smoothedAt: Double?
     /// The last update, for "where is this device now" queries.
     public private(set) var lastUpdate: TrackingUpdate?
 
@@ -64,6 +80,10 @@ public struct DeviceTracker: Sendable {
 
     /// Adds a sample, re-locates the device from its recent window and updates smoothing and zones.
     ///
+    /// After more than ``TrackerConfiguration/silenceReset`` seconds of silence the window starts afresh
+    /// with this sample and the smoother restarts at its measurement. Positions (raw and smoothed) are
+    /// kept inside the bounding box of the floor's spots enlarged by ``TrackerConfiguration/extentMargin``.
+    ///
     /// - Throws: ``FingerprintError`` when the window holds no usable reading (the state still records
     ///   the sample, so a later sample can succeed).
     public mutating func update(
@@ -71,6 +91,10 @@ public struct DeviceTracker: Sendable {
     ) throws(FingerprintError) -> TrackingUpdate {
         let cleaned = builder.cleaner.clean(sample)
         stuckDetector.observe(cleaned)
+        if let newest = recent.last, sample.time - newest.time > configuration.silenceReset {
+            // Samples from before the silence describe another moment, perhaps another place.
+            recent.removeAll()
+        }
         insert(cleaned)
 
         let stuck = Set(stuckDetector.stuckBeacons)
@@ -82,12 +106,16 @@ public struct DeviceTracker: Sendable {
                 return kept
             }
         let fingerprint = try builder.fingerprint(ofCleaned: window)
-        let raw = locator.locate(fingerprint, in: map)
+        var raw = locator.locate(fingerprint, in: map)
 
         var position = lastUpdate?.position
         var events: [ZoneEvent] = []
-        if let measured = raw.position {
-            var smoothed = smoother.smooth(measured, at: sample.time)
+        if case .located(let located) = raw.outcome {
+            let measured = bounded(located, in: map.spots)
+            raw.outcome = .located(measured)
+            if let smoothedAt, sample.time - smoothedAt > configuration.silenceReset { smoother.reset() }
+            smoothedAt = max(smoothedAt ?? sample.time, sample.time)
+            var smoothed = bounded(smoother.smooth(measured, at: sample.time), in: map.spots)
             if let nearest = map.spots.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor) {
                 smoothed.spot = nearest.name
                 smoothed.zone = nearest.zone
@@ -100,6 +128,21 @@ public struct DeviceTracker: Sendable {
             stuckBeacons: stuck.sorted(), windowSamples: window.count)
         lastUpdate = update
         return update
+    }
+
+    /// `position` moved into the surveyed extent of its floor plus the margin; its spot and zone are
+    /// refreshed when it moved. A floor without spots leaves it as it is.
+    private func bounded(_ position: Position, in spots: [Spot]) -> Position {
+        guard let extent = PlanarExtent(spots: spots, floor: position.floor)?.enlarged(by: configuration.extentMargin),
+              !extent.contains(x: position.x, y: position.y)
+        else { return position }
+        var moved = position
+        (moved.x, moved.y) = extent.clamped(x: position.x, y: position.y)
+        if let nearest = spots.nearest(toX: moved.x, y: moved.y, floor: moved.floor) {
+            moved.spot = nearest.name
+            moved.zone = nearest.zone
+        }
+        return moved
     }
 
     /// Keeps the samples of the last `window` seconds (by the newest sample time), at most

@@ -13,6 +13,13 @@ public protocol PositionSmoother: Sendable {
 ///   it restarts at the measurement.
 /// - A floor change is accepted after `floorChangeUpdates` consecutive estimates on the new floor
 ///   (stairs and lifts are real, one stray vote is not).
+/// - The velocity fades between measurements, halving every `velocityHalfLife` seconds, and the prediction
+///   follows the fading velocity: a phone that stops (or falls silent) drifts at most
+///   `velocityHalfLife / ln 2` seconds' worth of its last velocity, however long the gap, instead of moving on
+///   in a straight line. People stop far more often than the filter can see them stop.
+///
+/// The filter does not know what a venue looks like: ``DeviceTracker`` restarts it after silence
+/// (``reset()``) and keeps its answers inside the surveyed extent.
 public struct AlphaBetaSmoother: PositionSmoother, Hashable {
     /// Share of the position residual applied per update (0...1].
     public var alpha: Double
@@ -22,8 +29,13 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
     public var maximumSpeed: Double
     /// Metres of measurement noise always allowed, however short the interval.
     public var gateSlack: Double
+    /// Gated measurements in a row after which the filter restarts at the measurement.
     public var resetAfterGated: Int
+    /// Consecutive estimates on another floor after which the floor changes.
     public var floorChangeUpdates: Int
+    /// Seconds in which the velocity halves when no measurement confirms it (`.infinity` keeps it, as a
+    /// plain alpha-beta filter does).
+    public var velocityHalfLife: Double
 
     private struct State: Hashable {
         var x: Double
@@ -41,7 +53,7 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
 
     public init(
         alpha: Double = 0.5, beta: Double = 0.1, maximumSpeed: Double = 2, gateSlack: Double = 1.5,
-        resetAfterGated: Int = 4, floorChangeUpdates: Int = 2
+        resetAfterGated: Int = 4, floorChangeUpdates: Int = 2, velocityHalfLife: Double = 2
     ) {
         self.alpha = min(1, max(0.01, alpha))
         self.beta = min(1, max(0, beta))
@@ -49,6 +61,13 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
         self.gateSlack = gateSlack
         self.resetAfterGated = max(1, resetAfterGated)
         self.floorChangeUpdates = max(1, floorChangeUpdates)
+        self.velocityHalfLife = velocityHalfLife.isNaN ? 2 : max(0.01, velocityHalfLife)
+    }
+
+    /// Forgets the track: the next measurement is taken as it is, with no velocity. For when the past no
+    /// longer says anything about the present (after silence).
+    public mutating func reset() {
+        state = nil
     }
 
     public mutating func smooth(_ measurement: Position, at time: Double) -> Position {
@@ -62,8 +81,14 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
         current.otherFloorVotes = 0
 
         let dt = max(0, time - current.time)
-        let predictedX = current.x + current.vx * dt
-        let predictedY = current.y + current.vy * dt
+        // The velocity decays exponentially, v(t) = v·2^(−t/h); the prediction moves by its integral,
+        // v·h/ln 2·(1 − 2^(−dt/h)), which tends to v·dt for short gaps and is bounded for long ones.
+        let decay = velocityHalfLife.isInfinite ? 1 : exp2(-dt / velocityHalfLife)
+        let travel = velocityHalfLife.isInfinite ? dt : velocityHalfLife / M_LN2 * (1 - decay)
+        let predictedX = current.x + current.vx * travel
+        let predictedY = current.y + current.vy * travel
+        current.vx *= decay
+        current.vy *= decay
         var residualX = measurement.x - predictedX
         var residualY = measurement.y - predictedY
 
@@ -109,3 +134,9 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
         Position(x: state.x, y: state.y, floor: state.floor, accuracy: state.accuracy, spot: template.spot, zone: template.zone)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
