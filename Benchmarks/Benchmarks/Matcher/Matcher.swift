@@ -14,6 +14,18 @@ func venue(_ fingerprints: Int) -> SyntheticVenue {
     return venue
 }
 
+/// The same venues laid out in dB above the dB-offset metric's floor, built once per size.
+nonisolated(unsafe) var decibelMaps: [Int: RadioMap] = [:]
+
+func decibelMap(_ fingerprints: Int) -> RadioMap {
+    if let map = decibelMaps[fingerprints] { return map }
+    let source = venue(fingerprints)
+    let map = try! RadioMap(
+        spots: source.map.spots, fingerprints: source.references, representation: DecibelOffsetMetric().representation)
+    decibelMaps[fingerprints] = map
+    return map
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
@@ -54,6 +66,35 @@ let benchmarks: @Sendable () -> Void = {
             let queries = venue.queries.map { venue.map.query(for: $0) }
             for _ in benchmark.scaledIterations {
                 blackHole(configured.locate(batch: queries, in: venue.map))
+            }
+        }
+    }
+
+    // The dB-offset metric on the same venues laid out in dB. Its distances are in dB², so the default
+    // relative-power threshold does not apply: every query is located, as with the default metric here.
+    var decibelLocator = locator
+    decibelLocator.metric = DecibelOffsetMetric()
+    decibelLocator.maximumDistance = nil
+    let decibel = decibelLocator
+    for size in [1_000, 10_000, 100_000] {
+        Benchmark("locate with the dB-offset metric, \(size) fingerprints", configuration: .init(setup: { _ = decibelMap(size) })) { benchmark in
+            let map = decibelMap(size)
+            let query = map.query(for: venue(size).queries[0])
+            for _ in benchmark.scaledIterations {
+                blackHole(decibel.locate(query, in: map))
+            }
+        }
+    }
+    // Allocations alone, per locate: the same at every size, since nothing is allocated per fingerprint.
+    for size in [1_000, 100_000] {
+        Benchmark(
+            "allocations per locate with the dB-offset metric, \(size) fingerprints",
+            configuration: .init(metrics: [.mallocCountTotal], maxIterations: 100, setup: { _ = decibelMap(size) })
+        ) { benchmark in
+            let map = decibelMap(size)
+            let query = map.query(for: venue(size).queries[0])
+            for _ in benchmark.scaledIterations {
+                blackHole(decibel.locate(query, in: map))
             }
         }
     }

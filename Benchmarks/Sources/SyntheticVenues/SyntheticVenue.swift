@@ -4,6 +4,8 @@ public import Positioning
 /// each over 32 beacons (10 per spot), and queries sampled between the spots.
 public struct SyntheticVenue: Sendable {
     public let map: RadioMap
+    /// The survey ``map`` was laid out from, to lay it out again in another ``SignalRepresentation``.
+    public let references: [(spot: Int, fingerprint: Fingerprint)]
     public let queries: [Fingerprint]
     public let samples: [Sample]
 
@@ -23,6 +25,7 @@ public struct SyntheticVenue: Sendable {
             }
         }
         map = try! RadioMap(spots: venue.definition.spots, fingerprints: references)
+        self.references = references
         var samples: [Sample] = []
         for index in 0..<64 {
             let spot = venue.definition.spots[(index * 7919) % venue.definition.spots.count]
