@@ -115,6 +115,9 @@ extension Survey {
                 print("  error: mean \(Output.metres(errors.mean)), median \(Output.metres(errors.median)), p75 \(Output.metres(errors.p75)), p90 \(Output.metres(errors.p90)), max \(Output.metres(errors.max))")
             }
             print("  floor hit rate \(Output.metres(report.floorHitRate * 100))%, spot hit rate \(Output.metres(report.spotHitRate * 100))%")
+            if let within = report.withinAccuracy {
+                print("  true position within the accuracy radius: \(Output.metres(within * 100))% (68% is what the radius promises)")
+            }
             if let stationary = report.stationary {
                 print("  standing still \(Output.metres(stationary.seconds)) s (ground truth unchanged between samples): "
                     + "zone changes \(stationary.zoneChanges)"

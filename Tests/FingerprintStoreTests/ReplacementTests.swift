@@ -77,7 +77,7 @@ struct ReplacementTests {
     }
 
     func meanError(_ store: FingerprintStore, test: [ScanLine]) throws -> Double {
-        let map = try store.survey(of: "uji-geo-p12", scale: configuration.builder.scale).radioMap()
+        let map = try store.survey(of: "uji-geo-p12", scale: configuration.builder.scale).radioMap(configuration: configuration)
         let report = Evaluator(builder: configuration.builder, locator: configuration.locator)
             .evaluate(try test.labelled, windowSize: 1, in: map)
         return try #require(report.errors).mean

@@ -69,7 +69,7 @@ struct LiveTests {
         #expect(zone["event"] as? String == "enter")
         #expect(zone["zone"] as? String == "Entrance")
         #expect(messages.last?["type"] as? String == "revision")
-        #expect(messages.last?["revision"] as? Int == 3)
+        #expect(messages.last?["revision"] as? Int == 4)
         for message in messages {
             let problems = OpenAPIValidator.shared.validate(message, against: ["$ref": "#/components/schemas/LiveMessage"], at: "$")
             #expect(problems.isEmpty, "\(problems)")
@@ -93,20 +93,20 @@ struct LiveTests {
         let body = TestEnvironment.body([swapped])
         try await app.test(.router) { client in
             let before = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
-            #expect(before.json["revision"] as? Int == 2)
+            #expect(before.json["revision"] as? Int == 3)
             #expect((before.json["unmapped_beacons"] as? [String]) == [new.description])
             // When the beacon is replaced through the store
             _ = try store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
             // Then within a few polls the next locate reports revision 3 and matches the new beacon
             try await waitUntil {
                 let response = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
-                return response.json["revision"] as? Int == 3
+                return response.json["revision"] as? Int == 4
             }
             let after = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
             #expect((after.json["unmapped_beacons"] as? [String]) == [])
             #expect(after.json["matched_beacons"] as? Int == (before.json["matched_beacons"] as? Int ?? 0) + 1)
             let ready = try await client.call(.get, "/readyz")
-            #expect((ready.json["venues"] as? [String: Int])?["demo-hall"] == 3)
+            #expect((ready.json["venues"] as? [String: Int])?["demo-hall"] == 4)
         }
     }
 

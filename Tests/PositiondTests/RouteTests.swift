@@ -17,7 +17,7 @@ struct RouteTests {
             #expect(health.status == .ok)
             let ready = try await client.call(.get, "/readyz")
             #expect(ready.status == .ok)
-            #expect((ready.json["venues"] as? [String: Int])?["demo-hall"] == 2)
+            #expect((ready.json["venues"] as? [String: Int])?["demo-hall"] == 3)
             let document = try await client.call(.get, "/openapi.json")
             #expect((document.json["openapi"] as? String) == "3.1.0")
             #expect((document.json["paths"] as? [String: Any])?.count == 11)
@@ -60,7 +60,7 @@ struct RouteTests {
             // Then the answer is located, near the truth, with the revision used
             #expect(response.status == .ok)
             #expect(response.json["status"] as? String == "located")
-            #expect(response.json["revision"] as? Int == 2)
+            #expect(response.json["revision"] as? Int == 3)
             let position = try #require(response.json["position"] as? [String: Any])
             let dx = (position["x"] as! Double) - walk[0].x!, dy = (position["y"] as! Double) - walk[0].y!
             #expect((dx * dx + dy * dy).squareRoot() < 8)

@@ -38,8 +38,15 @@ enum TestEnvironment {
         get throws { ScanLogDecoder().decode(try demoFile("walk.jsonl")).lines.map(\.line) }
     }
 
-    /// A fresh database file holding demo-hall, imported and recorded as `make run` does.
+    /// A fresh database file holding demo-hall, imported, recorded and tuned as `make run` does.
     static func demoStore() throws -> FingerprintStore {
+        let store = try untunedDemoStore()
+        try store.saveTuning(try demoTuning.get(), of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
+        return store
+    }
+
+    /// demo-hall imported and recorded, not tuned (a venue on the default configuration).
+    static func untunedDemoStore() throws -> FingerprintStore {
         let directory = try ScratchSpace.directory("positiond")
         let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
         _ = try store.importVenue(try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json")))
@@ -50,6 +57,16 @@ enum TestEnvironment {
             options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
         return store
     }
+
+    /// What `survey tune` chooses for demo-hall: computed once per test process, stored in every demo store.
+    static let demoTuning: Result<TuningResult, any Error> = Result {
+        let survey = try untunedDemoStore().survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
+        let validation = SurveyCrossValidation(spots: survey.spots, survey: survey.surveyed, scale: PositioningConfiguration.defaultScale)
+        guard let result = try SurveyTuner().tune(validation) else { throw TuningFailed() }
+        return result
+    }
+
+    struct TuningFailed: Error {}
 
     /// Settings for tests: fast revision polling, small limits that tests can reach.
     static func settings(_ adjust: (inout Settings) -> Void = { _ in }) -> Settings {

@@ -4,8 +4,9 @@ import Testing
 /// A phone left standing in the simulated demo hall: the zone must not flicker.
 @Suite("Tracking: a phone standing still in a simulated venue")
 struct StandingStillTests {
-    /// demo-hall's venue and its radio map from a survey made as `survey simulate` makes it.
-    static let hall: (venue: SimulatedVenue, map: RadioMap) = {
+    /// demo-hall's venue, the configuration `survey tune` chooses from a survey made as `survey simulate`
+    /// makes it (what a recorded venue runs with), and its radio map.
+    static let hall: (venue: SimulatedVenue, configuration: PositioningConfiguration, map: RadioMap) = {
         let venue = try! SimulatedVenues.demoHall(seed: 7)
         var generator = SeededGenerator(seed: 8)
         let stops = venue.definition.spots.map { SimulatedStop(name: $0.name, x: $0.x, y: $0.y, floor: $0.floor) }
@@ -13,11 +14,13 @@ struct StandingStillTests {
         for device in SimulatedVenues.surveyDevices {
             survey += labelled(venue.record(stops: stops, device: device, samples: 6, startTime: 1_795_000_000, using: &generator))
         }
-        let configuration = PositioningConfiguration()
-        let map = try! SurveyFingerprints(
-            survey: survey, windowSize: configuration.surveyWindow, spots: venue.definition.spots, builder: configuration.builder
-        ).radioMap()
-        return (venue, map)
+        let base = PositioningConfiguration()
+        let fingerprints = SurveyFingerprints(
+            survey: survey, windowSize: base.surveyWindow, spots: venue.definition.spots, builder: base.builder)
+        let tuning = try! SurveyTuner().tune(
+            SurveyCrossValidation(spots: fingerprints.spots, survey: fingerprints.surveyed, scale: base.builder.scale))!
+        let configuration = tuning.configuration.positioning(base: base)
+        return (venue, configuration, try! fingerprints.radioMap(configuration: configuration))
     }()
 
     static func labelled(_ lines: [ScanLine]) -> [LabelledSample] {
@@ -33,13 +36,12 @@ struct StandingStillTests {
     ])
     func standingStill(x: Double, y: Double, floor: Int) throws {
         // Given the simulated demo hall and a phone the survey never saw, standing 60 s at one place
-        let (venue, map) = Self.hall
+        let (venue, configuration, map) = Self.hall
         var generator = SeededGenerator(seed: UInt64(x * 100 + y + Double(floor) * 10_000))
         let stand = Self.labelled(venue.record(
             stops: [SimulatedStop(name: "here", x: x, y: y, floor: floor)], device: SimulatedVenues.walkDevice,
             samples: 60, startTime: 1_800_000_000, using: &generator))
-        // When replayed through the tracker with the default configuration
-        let configuration = PositioningConfiguration()
+        // When replayed through the tracker with the venue's tuned configuration
         let report = Evaluator(builder: configuration.builder, locator: configuration.locator)
             .replay(stand, tracking: configuration.tracking, in: map)
         // Then the 59 s of standing bring at most one zone change: the first decision

@@ -55,7 +55,8 @@ struct ArgumentTests {
     func parses() throws {
         let command = try Survey.parseAsRoot(["record", "--venue", "hall", "--operator", "ana", "-"])
         let record = try #require(command as? Survey.Record)
-        #expect(record.window == 3)
+        #expect(record.window == 1)
+        #expect(record.noTune == false)
         #expect(record.surveyor == "ana")
         #expect(record.store.db == "beaconfix.sqlite")
         #expect(record.file == "-")

@@ -86,7 +86,7 @@ struct CommandTests {
     func record() throws {
         try importedHall()
         let log = try write(Self.surveyLog(), to: "survey.jsonl")
-        let result = try survey("record", "--venue", "hall", "--window", "3", "--operator", "ana", log)
+        let result = try survey("record", "--venue", "hall", "--window", "3", "--operator", "ana", "--no-tune", log)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Recorded 6 fingerprints from 18 samples into 'hall' (revision 2)."))
         #expect(result.stdout.contains("Skipped 3 empty scans"))
@@ -104,7 +104,7 @@ struct CommandTests {
         #expect(long.joined(separator: "\n").utf8.count > 2 << 20)
         let good = try write(long.joined(separator: "\n"), to: "long.jsonl")
         // When recorded
-        let result = try survey("record", "--venue", "hall", "--json", good)
+        let result = try survey("record", "--venue", "hall", "--window", "3", "--no-tune", "--json", good)
         // Then every window of every copy is there
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains(#""fingerprints" : 2400"#), "\(result.stdout)")
@@ -144,7 +144,9 @@ struct CommandTests {
         try importedHall()
         let result = try survey("record", "--venue", "hall", "--json", "-", input: Self.surveyLog())
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains(#""fingerprints" : 6"#))
+        // One fingerprint per heard scan (the default window of 1), then the tuning
+        #expect(result.stdout.contains(#""fingerprints" : 15"#))
+        #expect(result.stdout.contains(#""tuning" : {"#))
     }
 
     @Test("a malformed line is reported as FILE:LINE and leaves the database unchanged")
@@ -234,9 +236,9 @@ struct CommandTests {
         #expect(report.emptySamples == 3)
         let text = try survey("evaluate", "--venue", "hall", "--cross-validate")
         #expect(text.stdout.contains("leave-one-spot-out cross-validation"))
-        // Each spot is located among the two others, whose fingerprints differ too much here: reported, not hidden
+        // Each scan is located among the two other spots, with the tuned configuration
         #expect(text.stdout.contains("queries 15"))
-        #expect(text.stdout.contains("unknown 15 (too_far: 15)"))
+        #expect(text.stdout.contains("configuration: tuned at revision 3"), "\(text.stdout)")
         let replay = try survey("evaluate", "--venue", "hall", "--test", log, "--replay")
         #expect(replay.stdout.contains("through the tracker"))
     }
@@ -315,7 +317,7 @@ struct CommandTests {
         let other = directory.appendingPathComponent("other.sqlite").path
         let imported = try SurveyProcess.run(["import", first, "--db", other])
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("6 fingerprints, 18 entries, 1 sessions"))
+        #expect(imported.stdout.contains("15 fingerprints, 45 entries, 1 sessions"))
         let second = directory.appendingPathComponent("export-2").path
         _ = try SurveyProcess.run(["export", "--venue", "hall", "--out", second, "--db", other])
         // Then both exports are byte for byte the same
@@ -365,7 +367,7 @@ struct CommandTests {
     @Test("replace-beacon: dry run, replace, list, undo and remove, each changing the revision as said")
     func replaceBeacon() throws {
         try importedHall()
-        _ = try survey("record", "--venue", "hall", try write(Self.surveyLog(), to: "survey.jsonl"))
+        _ = try survey("record", "--venue", "hall", "--window", "3", "--no-tune", try write(Self.surveyLog(), to: "survey.jsonl"))
         let old = "\(Self.uuid):1:3", new = "\(Self.uuid):1:30"
         let start = try revision()
         // A dry run reports and writes nothing
@@ -374,14 +376,14 @@ struct CommandTests {
         #expect(dry.stdout.contains("Would replace \(old) by \(new): 6 survey entries inherited"))
         #expect(try revision() == start)
         // The replacement itself
-        let done = try survey("replace-beacon", "--venue", "hall", "--old", old, "--new", new, "--operator", "ops")
+        let done = try survey("replace-beacon", "--venue", "hall", "--old", old, "--new", new, "--operator", "ops", "--no-tune")
         #expect(done.stdout.contains("Replaced \(old) by \(new)"))
         #expect(try revision() == start + 1)
         #expect(try survey("venue", "show", "hall").stdout.contains("\(old)  B3  at (10.0, 0.0) floor 0  retired"))
         let list = try survey("replace-beacon", "--venue", "hall", "--list")
         #expect(list.stdout.contains("ops  \(old) → \(new), 6 entries"))
         // Undo
-        let undone = try survey("replace-beacon", "--venue", "hall", "--undo", "1")
+        let undone = try survey("replace-beacon", "--venue", "hall", "--undo", "1", "--no-tune")
         #expect(undone.stdout.contains("Undid replacement 1"))
         #expect(try revision() == start + 2)
         // Removal, and the errors of a second removal and an unknown beacon

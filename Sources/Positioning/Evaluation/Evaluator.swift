@@ -17,6 +17,9 @@ public struct EvaluationReport: Hashable, Sendable, Codable {
     /// How the answers behaved while devices stood still; only ``Evaluator/replay`` measures it (nil
     /// otherwise, and absent from older JSON).
     public var stationary: StationaryStatistics?
+    /// Share of located queries whose true position lies within their accuracy radius (`accuracy_m`):
+    /// about 0.68 when the radius means what phones' location APIs mean by it.
+    public var withinAccuracy: Double?
 
     /// Queries that could not be located.
     public var unlocated: Int { queries - located }
@@ -122,6 +125,7 @@ struct Tally {
     var queries = 0
     var floorHits = 0
     var spotHits = 0
+    var withinAccuracy = 0
 
     init(spots: [Spot]) { self.spots = spots }
 
@@ -137,7 +141,9 @@ struct Tally {
             unknown[reason.code, default: 0] += 1
         case .located(let position):
             let dx = position.x - truth.x, dy = position.y - truth.y
-            errors.append((dx * dx + dy * dy).squareRoot())
+            let error = (dx * dx + dy * dy).squareRoot()
+            errors.append(error)
+            if error <= position.accuracy { withinAccuracy += 1 }
             if position.floor == truth.floor { floorHits += 1 }
             let truthSpot = truth.spot.flatMap { name in spots.first { $0.name == name } }
                 ?? spots.nearest(toX: truth.x, y: truth.y, floor: truth.floor)
@@ -152,7 +158,7 @@ struct Tally {
             errors: ErrorStatistics(errors: errors),
             floorHitRate: located == 0 ? 0 : Double(floorHits) / Double(located),
             spotHitRate: located == 0 ? 0 : Double(spotHits) / Double(located),
-            stationary: nil)
+            stationary: nil, withinAccuracy: located == 0 ? nil : Double(withinAccuracy) / Double(located))
     }
 }
 

@@ -122,6 +122,14 @@ public struct SurveyFingerprints: Sendable {
         self.spots = spots
     }
 
+    /// The radio map `configuration` locates in: these fingerprints merged into its reference windows, in
+    /// its metric's representation (what the store's `VenueSurvey` builds from the same survey).
+    public func radioMap(configuration: PositioningConfiguration) throws(RadioMapError) -> RadioMap {
+        try RadioMap(
+            spots: spots, fingerprints: configuration.referenceWindow.references(of: surveyed, scale: configuration.builder.scale),
+            representation: configuration.locator.metric.representation)
+    }
+
     /// The radio map of these fingerprints, in the `representation` of the metric that will read it.
     public func radioMap(representation: SignalRepresentation = .relativePower) throws(RadioMapError) -> RadioMap {
         try RadioMap(spots: spots, fingerprints: fingerprints, representation: representation)

@@ -31,7 +31,7 @@ public struct ZoneHysteresis: Sendable, Hashable {
     private var challenger: String??
     private var streak = 0
 
-    public init(margin: Double = 1.0, requiredUpdates: Int = 3) {
+    public init(margin: Double = 2.0, requiredUpdates: Int = 5) {
         self.margin = max(0, margin)
         self.requiredUpdates = max(1, requiredUpdates)
     }

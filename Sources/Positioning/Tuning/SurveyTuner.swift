@@ -459,7 +459,9 @@ public struct SurveyTuner: Sendable {
         let tracker = try validation.replayScores(
             of: winner.candidate, estimator: winner.estimator, windows: space.trackerWindows, alphas: space.trackerAlphas)
             .sorted { ($0.errors?.mean ?? .infinity) < ($1.errors?.mean ?? .infinity) }
-        let chosenTracker = tracker.first
+        // Window 0 (the newest sample alone) is scored as the single-scan reference but never chosen: one
+        // reading is never enough for a tracked phone, whatever a survey walk's cross-validation says.
+        let chosenTracker = tracker.first { $0.window > 0 } ?? tracker.first
         let configuration = TunedConfiguration(
             metric: winner.candidate.metric, referenceWindow: winner.candidate.window, neighbours: winner.estimator.neighbours,
             spotBest: winner.estimator.spotBest, neighbourCount: winner.estimator.neighbourCount,

@@ -78,7 +78,9 @@ enum VenueTuning {
         if result.score.unanswered > 0 { lines.append("  unanswered: \(result.score.unanswered) (no common beacon once their spot was left out)") }
         lines.append("  unknown beyond distance \(configuration.maximumDistance.map { String(format: "%.4g", $0) } ?? "none") (\(result.unknownAtThreshold) cross-validation answers beyond it)")
         lines.append("  accuracy radius: \(String(format: "%.2f", configuration.accuracyScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), holding the truth in \(Output.metres(result.withinAccuracy * 100))% of cross-validation answers")
-        if let tracker = result.tracker.first, let errors = tracker.errors {
+        if let tracker = result.tracker.first(where: { $0.window == configuration.trackerWindow && $0.alpha == configuration.trackerAlpha }),
+            let errors = tracker.errors
+        {
             let single = result.tracker.first { $0.window == 0 && $0.alpha == 1 }?.errors
             lines.append("  tracker: merges \(tracker.window == 0 ? "the newest sample only" : "\(String(format: "%g", tracker.window)) s of samples"), smoothing gain \(String(format: "%g", tracker.alpha)): replayed survey mean \(Output.metres(errors.mean))" + (single.map { " (single scans \(Output.metres($0.mean)))" } ?? ""))
         }
