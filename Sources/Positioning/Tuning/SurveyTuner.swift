@@ -431,13 +431,16 @@ public struct SurveyTuner: Sendable {
     /// Nil when no configuration answers any query.
     public func tune(_ validation: SurveyCrossValidation) throws(RadioMapError) -> TuningResult? {
         var scores: [CrossValidationScore] = []
-        var bestPerCandidate: [CrossValidationScore] = []
-        for candidate in space.mapCandidates {
-            let candidateScores = try validation.score(candidate, estimators: space.estimators)
-            scores += candidateScores
-            if let lowest = candidateScores.min(by: { $0.objective < $1.objective }) { bestPerCandidate.append(lowest) }
-        }
+        for candidate in space.mapCandidates { scores += try validation.score(candidate, estimators: space.estimators) }
+        return try finish(scores: scores, validation: validation)
+    }
+
+    /// Chooses among `scores` (every estimator of every map candidate, however they were computed) and
+    /// completes the winner; nil when no configuration answered any query.
+    public func finish(scores: [CrossValidationScore], validation: SurveyCrossValidation) throws(RadioMapError) -> TuningResult? {
         guard let winner = Self.best(scores) else { return nil }
+        // The table keeps each map candidate's lowest mean.
+        let bestPerCandidate = Dictionary(grouping: scores, by: \.candidate).values.compactMap { $0.min { $0.objective < $1.objective } }
         return try finish(winner: winner, candidates: bestPerCandidate, validation: validation)
     }
 

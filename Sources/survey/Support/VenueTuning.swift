@@ -30,11 +30,9 @@ enum VenueTuning {
             if showProgress { reporter.report(done, total) }
         }
         let scores = try await score(candidates, validation: validation, estimators: estimators) { advance() }
-        let bestPerCandidate = Dictionary(grouping: scores, by: \.candidate).values.compactMap { $0.min { $0.objective < $1.objective } }
-        guard let winner = SurveyTuner.best(scores) else {
+        guard let result = try tuner.finish(scores: scores, validation: validation) else {
             throw CLIError("no configuration could locate any survey fingerprint of venue '\(venue)' among the other spots; is the survey too thin?")
         }
-        let result = try tuner.finish(winner: winner, candidates: bestPerCandidate, validation: validation)
         advance()
         return try store.saveTuning(result, of: venue, surveyRevision: survey.revision, seconds: (clock.now - started).seconds)
     }
