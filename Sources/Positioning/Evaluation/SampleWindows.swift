@@ -129,9 +129,4 @@ public struct SurveyFingerprints: Sendable {
             spots: spots, fingerprints: configuration.referenceWindow.references(of: surveyed, scale: configuration.builder.scale),
             representation: configuration.locator.metric.representation)
     }
-
-    /// The radio map of these fingerprints, in the `representation` of the metric that will read it.
-    public func radioMap(representation: SignalRepresentation = .relativePower) throws(RadioMapError) -> RadioMap {
-        try RadioMap(spots: spots, fingerprints: fingerprints, representation: representation)
-    }
 }
