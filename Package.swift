@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Property-based tests: the fast parser is fuzzed against JSONDecoder.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         /// Netlib/OpenBLAS CBLAS interface (Debian: libblas-dev ships cblas.h and the cblas_* symbols).
@@ -83,7 +85,7 @@ let package = Package(
         .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: swiftSettings),
         .testTarget(
             name: "PositioningTests",
-            dependencies: ["Positioning"],
+            dependencies: ["Positioning", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -18,7 +18,7 @@ db="$work/loadtest.sqlite"
 .build/release/survey record --db "$db" --venue demo-hall venues/demo-hall/survey.jsonl >/dev/null
 
 # Started here, stopped here, by PID. Logs at warning: per-request info lines would measure the terminal.
-POSITIOND_LOG_LEVEL=warning .build/release/positiond --db "$db" --port "$PORT" --devices.max 100000 >"$work/positiond.log" 2>&1 &
+POSITIOND_LOG_LEVEL=warning .build/release/positiond --db "$db" --port "$PORT" --devices-max 100000 >"$work/positiond.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do

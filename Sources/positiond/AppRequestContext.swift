@@ -11,6 +11,9 @@ struct AppRequestContext: RequestContext, WebSocketRequestContext {
     var requestID: String = ""
     /// The scope of the API key that authenticated the request; nil when authentication is off.
     var scope: APIKeyScope?
+    /// Who is calling, for per-client limits: the hash of the request's API key (never the key itself),
+    /// or one name for every caller when authentication is off (the daemon is then on loopback only).
+    var client: String = "unauthenticated"
 
     init(source: Source) {
         coreContext = .init(source: source)

@@ -16,7 +16,7 @@ import Prometheus
 func buildApplication(
     settings: Settings, store: FingerprintStore, metrics: PrometheusCollectorRegistry, logger: Logger
 ) async throws -> some ApplicationProtocol {
-    let keys = try KeyCache(store: store)
+    let keys = try await KeyCache(store: store)
     if !keys.current.authenticationRequired {
         guard settings.isLoopback else {
             throw StartupError(message: "there is no API key in \(settings.databasePath), so positiond may only listen on loopback, not \(settings.host); create a key with 'survey key create --name NAME --scope admin' or use --host 127.0.0.1")
@@ -25,8 +25,10 @@ func buildApplication(
     }
 
     let catalog = VenueCatalog()
-    try catalog.loadAll(from: store, logger: logger)
-    let hub = LiveHub(bufferSize: settings.liveBuffer)
+    try await catalog.loadAll(from: store, logger: logger)
+    let hub = LiveHub(
+        bufferSize: settings.liveBuffer, maximumTotal: settings.maximumLiveSubscribers,
+        maximumPerOwner: settings.maximumLiveSubscribersPerKey)
     let devices = DeviceRegistry(
         capacity: settings.maximumDevices, idleTimeout: settings.deviceIdleTimeout)
     let parser = SampleParser(settings: settings)
@@ -34,7 +36,7 @@ func buildApplication(
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(RequestIDMiddleware())
     router.middlewares.add(MetricsMiddleware())
-    router.middlewares.add(LogRequestsMiddleware(.info))
+    router.middlewares.add(AccessLogMiddleware(.info))
     HealthController(store: store, catalog: catalog, metrics: metrics).register(on: router)
 
     let v1 = router.group("v1/venues").add(middleware: AuthenticationMiddleware(keys: keys))

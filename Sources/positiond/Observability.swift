@@ -40,6 +40,10 @@ enum Observability {
     static func devicesTracked() -> Metrics.Gauge { Metrics.Gauge(label: "beaconfix_devices_tracked") }
     static func liveConnections() -> Metrics.Gauge { Metrics.Gauge(label: "beaconfix_live_connections") }
     static func liveDropped() -> Metrics.Counter { Metrics.Counter(label: "beaconfix_live_dropped_messages_total") }
+    /// Live sockets refused by reason (`total`, `per_key`).
+    static func liveRefused(reason: String) -> Metrics.Counter {
+        Metrics.Counter(label: "beaconfix_live_refused_total", dimensions: [("reason", reason)])
+    }
 
     static func radioMapRevision(venue: String) -> Metrics.Gauge {
         Metrics.Gauge(label: "beaconfix_radio_map_revision", dimensions: [("venue", venue)])

@@ -1,24 +1,13 @@
 import Configuration
+import Foundation
 import Logging
 
 /// positiond's settings, read once at start-up through swift-configuration.
 ///
-/// Every key can come from a flag (`--port 9090`), an environment variable prefixed with `POSITIOND_`
-/// (`POSITIOND_PORT=9090`), or the default here; flags win over the environment.
-///
-/// | key | environment | default |
-/// |---|---|---|
-/// | `host` | `POSITIOND_HOST` | 127.0.0.1 |
-/// | `port` | `POSITIOND_PORT` | 8080 |
-/// | `db` | `POSITIOND_DB` | beaconfix.sqlite |
-/// | `log.level` | `POSITIOND_LOG_LEVEL` | info |
-/// | `revision.poll.seconds` | `POSITIOND_REVISION_POLL_SECONDS` | 2 |
-/// | `devices.idle.seconds` | `POSITIOND_DEVICES_IDLE_SECONDS` | 600 |
-/// | `devices.max` | `POSITIOND_DEVICES_MAX` | 10000 |
-/// | `limits.body.bytes` | `POSITIOND_LIMITS_BODY_BYTES` | 262144 |
-/// | `limits.samples` | `POSITIOND_LIMITS_SAMPLES` | 60 |
-/// | `limits.readings` | `POSITIOND_LIMITS_READINGS` | 200 |
-/// | `live.buffer` | `POSITIOND_LIVE_BUFFER` | 64 |
+/// Every key can come from a flag (`--port 9090`; dots become dashes: `--log-level debug`), an environment
+/// variable prefixed with `POSITIOND_` (`POSITIOND_LOG_LEVEL=debug`), or the default here; flags win over
+/// the environment. ``documentation`` lists them all (`positiond --help` prints it); an unknown flag or a
+/// value that cannot be read stops the daemon with one clear line.
 struct Settings: Sendable {
     var host = "127.0.0.1"
     var port = 8080
@@ -35,32 +24,102 @@ struct Settings: Sendable {
     var maximumReadings = 200
     /// Messages queued per live socket before the oldest are dropped.
     var liveBuffer = 64
+    /// Live sockets open at once, in all; more are refused with 429 (each holds a buffer and a task).
+    var maximumLiveSubscribers = 1000
+    /// Live sockets open at once per API key (per client address when authentication is off).
+    var maximumLiveSubscribersPerKey = 50
+    /// Seconds a sample's `t` may be ahead of the server's clock (phones' clocks drift); later is a 422.
+    var clockFutureTolerance: Double = 300
 
     init() {}
 
+    /// Values that were given but could not be read (`--port abc`), as sentences: a typo must stop the
+    /// daemon with a clear line, not fall back to a default silently.
+    private(set) var unreadable: [String] = []
+
     init(reader: ConfigReader) {
         let defaults = Settings()
+        var unreadable: [String] = []
+        func read<T>(_ key: String, as kind: String, _ typed: (String) -> T?) -> T? {
+            if let value = typed(key) { return value }
+            if let raw = reader.string(forKey: ConfigKey(key)) { unreadable.append("\(key) '\(raw)' is not \(kind)") }
+            return nil
+        }
+        func integer(_ key: String) -> Int? { read(key, as: "a whole number") { reader.int(forKey: ConfigKey($0)) } }
+        func number(_ key: String) -> Double? {
+            read(key, as: "a finite number") { key in reader.double(forKey: ConfigKey(key)).flatMap { $0.isFinite ? $0 : nil } }
+        }
+        func seconds(_ key: String, _ fallback: Duration) -> Duration {
+            guard let value = number(key) else { return fallback }
+            guard value > 0, value < 1e9 else {
+                unreadable.append("\(key) must be positive and under 10^9 seconds")
+                return fallback
+            }
+            return .milliseconds(Int64(1000 * value))
+        }
         host = reader.string(forKey: "host", default: defaults.host)
-        port = reader.int(forKey: "port", default: defaults.port)
+        port = integer("port") ?? defaults.port
         databasePath = reader.string(forKey: "db", default: defaults.databasePath)
-        logLevel = reader.string(forKey: "log.level", as: Logger.Level.self, default: defaults.logLevel)
-        revisionPollInterval = .milliseconds(Int(1000 * reader.double(forKey: "revision.poll.seconds", default: defaults.revisionPollInterval / .seconds(1))))
-        deviceIdleTimeout = .milliseconds(Int(1000 * reader.double(forKey: "devices.idle.seconds", default: defaults.deviceIdleTimeout / .seconds(1))))
-        maximumDevices = reader.int(forKey: "devices.max", default: defaults.maximumDevices)
-        maximumBodyBytes = reader.int(forKey: "limits.body.bytes", default: defaults.maximumBodyBytes)
-        maximumSamples = reader.int(forKey: "limits.samples", default: defaults.maximumSamples)
-        maximumReadings = reader.int(forKey: "limits.readings", default: defaults.maximumReadings)
-        liveBuffer = reader.int(forKey: "live.buffer", default: defaults.liveBuffer)
+        logLevel = read("log.level", as: "one of trace, debug, info, notice, warning, error, critical") {
+            reader.string(forKey: ConfigKey($0), as: Logger.Level.self)
+        } ?? defaults.logLevel
+        revisionPollInterval = seconds("revision.poll.seconds", defaults.revisionPollInterval)
+        deviceIdleTimeout = seconds("devices.idle.seconds", defaults.deviceIdleTimeout)
+        maximumDevices = integer("devices.max") ?? defaults.maximumDevices
+        maximumBodyBytes = integer("limits.body.bytes") ?? defaults.maximumBodyBytes
+        maximumSamples = integer("limits.samples") ?? defaults.maximumSamples
+        maximumReadings = integer("limits.readings") ?? defaults.maximumReadings
+        liveBuffer = integer("live.buffer") ?? defaults.liveBuffer
+        maximumLiveSubscribers = integer("live.max.total") ?? defaults.maximumLiveSubscribers
+        maximumLiveSubscribersPerKey = integer("live.max.per.key") ?? defaults.maximumLiveSubscribersPerKey
+        clockFutureTolerance = number("clock.future.seconds") ?? defaults.clockFutureTolerance
+        self.unreadable = unreadable
+    }
+
+    /// Every setting: key, default, meaning. Flags and environment variables are derived from the key.
+    static let documentation: [(key: String, defaultValue: String, meaning: String)] = [
+        ("host", "127.0.0.1", "address to listen on (without an API key in the database, loopback only)"),
+        ("port", "8080", "port to listen on"),
+        ("db", "beaconfix.sqlite", "the database 'survey' wrote"),
+        ("log.level", "info", "trace, debug, info, notice, warning, error or critical"),
+        ("revision.poll.seconds", "2", "how often the database is checked for new revisions and keys"),
+        ("devices.idle.seconds", "600", "devices silent for longer are forgotten"),
+        ("devices.max", "10000", "at most this many devices are tracked (least recently seen evicted)"),
+        ("limits.body.bytes", "262144", "largest request body"),
+        ("limits.samples", "60", "samples per request"),
+        ("limits.readings", "200", "readings per sample"),
+        ("live.buffer", "64", "messages queued per live socket before the oldest are dropped"),
+        ("live.max.total", "1000", "live sockets open at once"),
+        ("live.max.per.key", "50", "live sockets open at once per API key"),
+        ("clock.future.seconds", "300", "how far ahead of the server's clock a sample's t may be"),
+    ]
+
+    static func flag(of key: String) -> String { "--" + key.replacingOccurrences(of: ".", with: "-") }
+    static func environmentVariable(of key: String) -> String { "POSITIOND_" + key.replacingOccurrences(of: ".", with: "_").uppercased() }
+
+    /// `positiond --help`.
+    static var help: String {
+        let rows = documentation.map { "  \(flag(of: $0.key).padding(toLength: 26, withPad: " ", startingAt: 0))\(environmentVariable(of: $0.key).padding(toLength: 34, withPad: " ", startingAt: 0))\($0.defaultValue.padding(toLength: 18, withPad: " ", startingAt: 0))\($0.meaning)" }
+        return (["positiond: beaconfix's positioning daemon. Settings (flag, environment variable, default):", ""] + rows).joined(separator: "\n")
+    }
+
+    /// The flags of `arguments` (the command line, program name first) that are not settings.
+    static func unknownFlags(in arguments: [String]) -> [String] {
+        let known = Set(documentation.map { flag(of: $0.key) })
+        return arguments.dropFirst().filter { $0.hasPrefix("-") }.map { String($0.split(separator: "=", maxSplits: 1)[0]) }
+            .filter { !known.contains($0) && Double($0) == nil }
     }
 
     /// Problems that make the settings unusable, as sentences.
     func problems() -> [String] {
-        var problems: [String] = []
+        var problems = unreadable
         if !(1...65535).contains(port) { problems.append("port \(port) is outside 1...65535") }
         if maximumDevices < 1 { problems.append("devices.max must be at least 1") }
         if maximumBodyBytes < 1024 { problems.append("limits.body.bytes must be at least 1024") }
         if maximumSamples < 1 || maximumReadings < 1 { problems.append("limits.samples and limits.readings must be at least 1") }
         if liveBuffer < 1 { problems.append("live.buffer must be at least 1") }
+        if maximumLiveSubscribers < 1 || maximumLiveSubscribersPerKey < 1 { problems.append("live.max.total and live.max.per.key must be at least 1") }
+        if !(clockFutureTolerance >= 0) { problems.append("clock.future.seconds must be 0 or more") }
         if revisionPollInterval <= .zero { problems.append("revision.poll.seconds must be positive") }
         return problems
     }

@@ -65,7 +65,7 @@ extension Survey {
             let fingerprintStore = try store.open()
             let clock = ContinuousClock()
             let loadStart = clock.now
-            let survey = try fingerprintStore.survey(of: venue, scale: PositioningConfiguration.defaultScale)
+            let survey = try await fingerprintStore.survey(of: venue, scale: PositioningConfiguration.defaultScale)
             let configuration = survey.configuration
             let loaded = clock.now
             let map = try survey.radioMap(configuration: configuration)

@@ -38,11 +38,13 @@ extension Survey {
                 }
             }
             let fingerprintStore = try store.open(creating: true)
-            if (try? fingerprintStore.venue(definition.id))?.fingerprints ?? 0 > 0 {
-                throw CLIError("venue '\(definition.id)' already has fingerprints; import into a fresh database or another --db")
+            // Venue and fingerprints in one transaction: on any failure nothing is written.
+            let summary: FingerprintImportSummary
+            do {
+                summary = try fingerprintStore.importExport(venue: definition, fingerprints: fingerprints)
+            } catch let error as StoreError {
+                throw CLIError("\(error); nothing was written")
             }
-            _ = try fingerprintStore.importVenue(definition)
-            let summary = try fingerprintStore.importFingerprints(fingerprints, into: definition.id)
             print("Imported venue '\(summary.venue)' (revision \(summary.revision)): \(summary.fingerprints) fingerprints, \(summary.entries) entries, \(summary.sessions) sessions.")
         }
     }

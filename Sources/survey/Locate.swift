@@ -37,7 +37,7 @@ extension Survey {
         }
 
         func run() async throws {
-            let survey = try store.open().survey(of: venue, scale: PositioningConfiguration.defaultScale)
+            let survey = try await store.open().survey(of: venue, scale: PositioningConfiguration.defaultScale)
             let configuration = survey.configuration
             if survey.tuning == nil {
                 Output.standardError("note: venue '\(venue)' was never tuned; locating with the default configuration ('survey tune' chooses one)")

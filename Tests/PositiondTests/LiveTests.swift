@@ -113,8 +113,8 @@ struct LiveTests {
     @Test("a slow consumer loses its oldest messages and never blocks the publisher")
     func slowConsumer() async throws {
         let hub = LiveHub(bufferSize: 3)
-        let (_, slow) = hub.subscribe(venue: "v", device: nil)
-        let (_, other) = hub.subscribe(venue: "v", device: "d")
+        let (_, slow) = try hub.subscribe(venue: "v", device: nil, owner: "test")
+        let (_, other) = try hub.subscribe(venue: "v", device: "d", owner: "test")
         for index in 0..<100 {
             hub.publish(LiveMessage(venue: "v", device: "d", payload: ["index": index]))
         }

@@ -75,7 +75,7 @@ struct RouteTests {
         ("{\"samples\": []}", 422, "holds no sample"),
         ("{\"samples\": [{\"beacons\": []}]}", 422, "no known beacon"),
         ("{\"samples\": [{\"beacons\": [{\"uuid\": \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\", \"major\": 1, \"minor\": 1, \"rssi\": -60}]}]}", 422, "none of the 1 beacons heard"),
-        ("{\"samples\": [{\"beacons\": [{\"uuid\": \"B9407F30-F5F8-466E-AFF9-25556B57FE6D\", \"major\": 1, \"minor\": 1, \"rssi\": 5}]}]}", 422, "outside -110...-20 dBm"),
+        ("{\"samples\": [{\"beacons\": [{\"uuid\": \"B9407F30-F5F8-466E-AFF9-25556B57FE6D\", \"major\": 1, \"minor\": 1, \"rssi\": 50}]}]}", 422, "outside -127...20 dBm"),
         ("{\"samples\": [{\"beacons\": [{\"uuid\": \"nope\", \"major\": 1, \"minor\": 1, \"rssi\": -60}]}]}", 422, "is not a UUID"),
         ("{\"samples\": [{\"beacons\": [{\"uuid\": \"B9407F30-F5F8-466E-AFF9-25556B57FE6D\", \"major\": 1, \"minor\": 1, \"rssi\": 0}]}]}", 422, "no known beacon"),
         ("{\"samples\": [{\"t\": \"soon\", \"beacons\": []}]}", 400, "'samples[0].t'"),

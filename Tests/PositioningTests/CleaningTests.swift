@@ -12,7 +12,7 @@ struct CleaningTests {
             Reading(beacon: b(2), rssi: .nan),
             Reading(beacon: b(3), rssi: -.infinity),
             Reading(beacon: b(4), rssi: -130),
-            Reading(beacon: b(5), rssi: -5),
+            Reading(beacon: b(5), rssi: 5),
             Reading(beacon: b(6), rssi: -70),
             Reading(beacon: b(6), rssi: -60),
             Reading(beacon: b(7), rssi: -80),

@@ -23,7 +23,7 @@ struct ScanLogDecoderTests {
 
     @Test("unusual but valid JSON goes through one path or the other to the same line", arguments: [
         #"{"device":"a","t":1.5e3,"beacons":[],"extra":{"nested":[1,2,{"x":null}],"flag":true}}"#,
-        #"{ "t" : -0.25 , "device" : "d\u00e9vice" , "beacons" : [ { "rssi" : -60.5 , "minor" : 2 , "major" : 1 , "uuid" : "e2c56db5-dffb-48d2-b060-d0f5a71096e0" } ] }"#,
+        #"{ "t" : 0.25 , "device" : "d\u00e9vice" , "beacons" : [ { "rssi" : -60.5 , "minor" : 2 , "major" : 1 , "uuid" : "e2c56db5-dffb-48d2-b060-d0f5a71096e0" } ] }"#,
         #"{"t":1,"device":"a","spot":null,"x":null,"y":null,"floor":null,"beacons":[{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1.0,"minor":7,"rssi":-70}]}"#,
         #"{"t":1,"device":"a\"b","beacons":[]}"#,
     ])

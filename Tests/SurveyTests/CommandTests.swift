@@ -176,8 +176,8 @@ struct CommandTests {
     }
 
     @Test("RSSI out of range, lines without ground truth and an unknown venue are clear errors", arguments: [
-        (#"{"t": 1, "device": "p", "spot": "a", "x": 0, "y": 0, "beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 1, "rssi": 12}]}"#,
-         "hall", "rssi 12.0 is outside -110...-20 dBm"),
+        (#"{"t": 1, "device": "p", "spot": "a", "x": 0, "y": 0, "beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 1, "rssi": 30}]}"#,
+         "hall", "rssi 30 is outside -127...20 dBm"),
         (#"{"t": 1, "device": "p", "beacons": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 1, "rssi": -60}]}"#,
          "hall", "need their ground truth"),
         (#"{"t": 1, "device": "p", "spot": "a", "x": 0, "y": 0, "beacons": []}"#, "atlantis", "there is no venue 'atlantis'"),
@@ -331,6 +331,37 @@ struct CommandTests {
         let again = try SurveyProcess.run(["import", first, "--db", other])
         #expect(again.status != 0)
         #expect(again.stderr.contains("already has fingerprints"))
+    }
+
+    @Test("import is one transaction: a bad fingerprint leaves the database without the venue; dates are ISO 8601")
+    func importIsAtomic() throws {
+        // Given an export whose last fingerprint names a spot the venue does not have
+        try importedHall()
+        _ = try survey("record", "--venue", "hall", "--operator", "ana", try write(Self.surveyLog(), to: "survey.jsonl"))
+        let folder = directory.appendingPathComponent("export-bad")
+        #expect(try survey("export", "--venue", "hall", "--out", folder.path).status == 0)
+        let fingerprints = folder.appendingPathComponent("fingerprints.jsonl")
+        var lines = try String(contentsOf: fingerprints, encoding: .utf8).split(separator: "\n").map(String.init)
+        // The export's session dates are ISO 8601, as every machine-readable output of beaconfix writes them
+        let session = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])["session"] as? [String: Any]
+        let recordedAt = try #require(session?["recorded_at"] as? String, "\(lines[0])")
+        #expect(recordedAt.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "\(recordedAt)")
+        lines[lines.count - 1] = lines[lines.count - 1].replacingOccurrences(of: #""spot":"c""#, with: #""spot":"atlantis""#)
+        try (lines.joined(separator: "\n") + "\n").write(to: fingerprints, atomically: true, encoding: .utf8)
+        // When it is imported into a fresh database
+        let other = directory.appendingPathComponent("fresh.sqlite").path
+        let imported = try SurveyProcess.run(["import", folder.path, "--db", other])
+        // Then the import fails, says why and that nothing was written, and the venue is not there
+        #expect(imported.status == 1)
+        #expect(imported.stderr.contains("atlantis") && imported.stderr.contains("nothing was written"), "\(imported.stderr)")
+        let venues = try SurveyProcess.run(["venue", "list", "--json", "--db", other])
+        #expect(!venues.stdout.contains("hall"), "\(venues.stdout)")
+        // And an export written before dates were ISO 8601 (a number) still imports
+        lines[lines.count - 1] = lines[lines.count - 1].replacingOccurrences(of: #""spot":"atlantis""#, with: #""spot":"c""#)
+        let numeric = lines.map { $0.replacingOccurrences(of: #""recorded_at":"\#(recordedAt)""#, with: #""recorded_at":1795000000.5"#) }
+        try (numeric.joined(separator: "\n") + "\n").write(to: fingerprints, atomically: true, encoding: .utf8)
+        let again = try SurveyProcess.run(["import", folder.path, "--db", other])
+        #expect(again.status == 0, "\(again.stderr)")
     }
 
     @Test("stats names beacons never seen and thin spots")

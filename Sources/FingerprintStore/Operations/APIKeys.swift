@@ -106,12 +106,22 @@ extension FingerprintStore {
     /// The scopes of the active keys by token hash: what the daemon caches to authenticate requests
     /// without touching the database on each one.
     public func activeKeyHashes() throws -> [String: APIKeyScope] {
-        try writer.read { db in
-            var keys: [String: APIKeyScope] = [:]
-            for record in try APIKeyRecord.filter(Column("revokedAt") == nil).fetchAll(db) {
-                keys[record.tokenHash] = APIKeyScope(rawValue: record.scope)
-            }
-            return keys
+        try writer.read(Self.activeKeyHashes)
+    }
+
+    private static func activeKeyHashes(_ db: Database) throws -> [String: APIKeyScope] {
+        var keys: [String: APIKeyScope] = [:]
+        for record in try APIKeyRecord.filter(Column("revokedAt") == nil).fetchAll(db) {
+            keys[record.tokenHash] = APIKeyScope(rawValue: record.scope)
+        }
+        return keys
+    }
+
+    /// What authentication needs, in one read transaction that does not block a thread of Swift's
+    /// concurrency pool: whether any key was ever created, and the scopes of the active keys by token hash.
+    public func authenticationState() async throws -> (anyKeyCreated: Bool, active: [String: APIKeyScope]) {
+        try await writer.read { db in
+            (try APIKeyRecord.fetchCount(db) > 0, try Self.activeKeyHashes(db))
         }
     }
 }

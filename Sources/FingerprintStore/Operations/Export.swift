@@ -6,7 +6,7 @@ public import Positioning
 ///
 /// ```json
 /// {"spot": "p_16.09_02.79", "device": "galaxy-a5-2017", "time": 1543000884, "samples": 3,
-///  "session": {"operator": "ana", "device": "galaxy-a5-2017", "recorded_at": 1795000000.5,
+///  "session": {"operator": "ana", "device": "galaxy-a5-2017", "recorded_at": "2026-11-19T08:26:40.500Z",
 ///              "source_file": "survey.jsonl", "window": 3},
 ///  "entries": [{"beacon": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:7", "relative_power": 0.61,
 ///               "mean_rssi": -77, "dispersion": 0, "visibility": 1}]}
@@ -17,7 +17,9 @@ public struct ExportedFingerprint: Codable, Hashable, Sendable {
     public struct Session: Codable, Hashable, Sendable {
         public var `operator`: String?
         public var device: String
-        /// Seconds since the Unix epoch.
+        /// Seconds since the Unix epoch. Written as ISO 8601 with milliseconds (the database keeps
+        /// milliseconds, so the round trip is exact), like every date of beaconfix's machine-readable
+        /// output; older exports wrote a number, still read.
         public var recordedAt: Double
         public var sourceFile: String?
         public var window: Int
@@ -27,6 +29,43 @@ public struct ExportedFingerprint: Codable, Hashable, Sendable {
             case recordedAt = "recorded_at"
             case sourceFile = "source_file"
         }
+
+        public init(operator: String?, device: String, recordedAt: Double, sourceFile: String?, window: Int) {
+            self.operator = `operator`
+            self.device = device
+            self.recordedAt = recordedAt
+            self.sourceFile = sourceFile
+            self.window = window
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            `operator` = try container.decodeIfPresent(String.self, forKey: .operator)
+            device = try container.decode(String.self, forKey: .device)
+            sourceFile = try container.decodeIfPresent(String.self, forKey: .sourceFile)
+            window = try container.decode(Int.self, forKey: .window)
+            if let seconds = try? container.decode(Double.self, forKey: .recordedAt) {
+                recordedAt = seconds
+            } else {
+                let text = try container.decode(String.self, forKey: .recordedAt)
+                guard let date = (try? Date(text, strategy: Self.dateStyle)) ?? (try? Date(text, strategy: .iso8601)) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .recordedAt, in: container, debugDescription: "'\(text)' is not an ISO 8601 date such as 2026-11-23T10:00:00.000Z")
+                }
+                recordedAt = date.timeIntervalSince1970
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(`operator`, forKey: .operator)
+            try container.encode(device, forKey: .device)
+            try container.encodeIfPresent(sourceFile, forKey: .sourceFile)
+            try container.encode(window, forKey: .window)
+            try container.encode(Date(timeIntervalSince1970: recordedAt).formatted(Self.dateStyle), forKey: .recordedAt)
+        }
+
+        static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     }
 
     public struct Entry: Codable, Hashable, Sendable {
@@ -102,7 +141,30 @@ extension FingerprintStore {
     /// Adds exported fingerprints to a venue that already has their spots and beacons (import the
     /// export's venue.json first). One transaction; unknown spots or beacons abort it.
     public func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String) throws -> FingerprintImportSummary {
+        try writer.write { db in try importFingerprints(fingerprints, into: venueID, db) }
+    }
+
+    /// Imports what `survey export` wrote, venue and fingerprints, in **one** transaction: a failure
+    /// anywhere (a fingerprint at an unknown spot, a full disk) leaves the database as it was.
+    ///
+    /// - Throws: ``StoreError/conflict(_:)`` when the venue already has fingerprints (an import adds, so
+    ///   importing twice would double the survey); the errors of ``importVenue(_:)`` and
+    ///   ``importFingerprints(_:into:)``.
+    public func importExport(venue definition: VenueDefinition, fingerprints: [ExportedFingerprint]) throws -> FingerprintImportSummary {
         try writer.write { db in
+            if try VenueRecord.fetchOne(db, key: definition.id) != nil,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", arguments: [definition.id]) ?? 0 > 0
+            {
+                throw StoreError.conflict("venue '\(definition.id)' already has fingerprints; import into a fresh database or another --db")
+            }
+            _ = try importVenue(definition, db)
+            return try importFingerprints(fingerprints, into: definition.id, db)
+        }
+    }
+
+    /// ``importFingerprints(_:into:)`` inside the caller's transaction.
+    func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String, _ db: Database) throws -> FingerprintImportSummary {
+        do {
             try venueRecord(venueID, db)
             let beacons = try beaconIndex(venueID, db, includeRetired: true)
             var spots: [String: Int64] = [:]

@@ -45,7 +45,17 @@ extension FingerprintStore {
     /// the remaining beacons, as a live scan (which cannot hear a dead beacon) would compute them.
     /// Fingerprints left with no beacon are skipped.
     public func survey(of venueID: String, scale: any RelativePowerScale) throws -> VenueSurvey {
-        try writer.read { db in
+        try writer.read { db in try loadSurvey(of: venueID, scale: scale, db) }
+    }
+
+    /// ``survey(of:scale:)`` without blocking a thread of Swift's concurrency pool while SQLite reads
+    /// (GRDB runs the transaction on its own reader queue): what the daemon calls.
+    public func survey(of venueID: String, scale: any RelativePowerScale) async throws -> VenueSurvey {
+        try await writer.read { db in try self.loadSurvey(of: venueID, scale: scale, db) }
+    }
+
+    private func loadSurvey(of venueID: String, scale: any RelativePowerScale, _ db: Database) throws -> VenueSurvey {
+        do {
             let venue = try venueDetails(venueID, db)
             var spotIndex: [Int64: Int] = [:]
             let spotRows = try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).order(SpotRecord.Columns.id).fetchAll(db)

@@ -72,9 +72,16 @@ extension FingerprintStore {
     /// Creates a venue from its definition, or updates it: floors, beacons and spots are added or
     /// updated by their identity; nothing is deleted (fingerprints may refer to it). One transaction.
     public func importVenue(_ definition: VenueDefinition) throws -> VenueImportSummary {
+        let summary = try writer.write { db in try importVenue(definition, db) }
+        logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
+        return summary
+    }
+
+    /// ``importVenue(_:)`` inside the caller's transaction.
+    func importVenue(_ definition: VenueDefinition, _ db: Database) throws -> VenueImportSummary {
         let problems = definition.problems()
         guard problems.isEmpty else { throw StoreError.invalidVenue(problems: problems) }
-        let summary = try writer.write { db -> VenueImportSummary in
+        do {
             let now = Date()
             var summary = VenueImportSummary(
                 venue: definition.id, created: false, floorsAdded: 0, beaconsAdded: 0, beaconsUpdated: 0,
@@ -143,13 +150,20 @@ extension FingerprintStore {
             summary.revision = try revision(of: venue.id, db)
             return summary
         }
-        logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
-        return summary
     }
 
     /// Every venue, by id.
     public func venues() throws -> [VenueSummary] {
-        try writer.read { db in
+        try writer.read(Self.venueSummaries)
+    }
+
+    /// ``venues()`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    public func venues() async throws -> [VenueSummary] {
+        try await writer.read(Self.venueSummaries)
+    }
+
+    private static func venueSummaries(_ db: Database) throws -> [VenueSummary] {
+        do {
             let rows = try Row.fetchAll(db, sql: """
                 SELECT v.id, v.name, v.revision, v.updatedAt,
                   (SELECT COUNT(*) FROM floor f WHERE f.venueId = v.id) AS floors,
@@ -174,11 +188,23 @@ extension FingerprintStore {
 
     /// The current revision of every venue: what the daemon polls to notice changes.
     public func revisions() throws -> [String: Int] {
-        try writer.read { db in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, revision FROM venue").map {
-                ($0["id"] as String, $0["revision"] as Int)
-            })
-        }
+        try writer.read(Self.revisions)
+    }
+
+    /// ``revisions()`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    public func revisions() async throws -> [String: Int] {
+        try await writer.read(Self.revisions)
+    }
+
+    private static func revisions(_ db: Database) throws -> [String: Int] {
+        try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, revision FROM venue").map {
+            ($0["id"] as String, $0["revision"] as Int)
+        })
+    }
+
+    /// Whether the database answers a query: the daemon's readiness check.
+    public func isReachable() async -> Bool {
+        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) != nil
     }
 
     /// The venue's row, or ``StoreError/unknownVenue(_:)``: the existence check of every operation.

@@ -3,14 +3,16 @@
 /// Thresholds, and why:
 /// - RSSI 0 is iOS's "unknown" (the beacon was heard but not measured): dropped.
 /// - NaN and infinities come from broken clients: dropped.
-/// - Values outside `validRange` (default -110...-20 dBm) are not physical for BLE at body distance:
-///   below -110 dBm no phone demodulates a packet, above -20 dBm the phone would touch the beacon.
+/// - Values outside `validRange` (default -110...-1 dBm) are reported but not trusted: below -110 dBm no
+///   phone demodulates a packet reliably, and a positive RSSI is not a beacon's received power (beacons
+///   transmit at +4 dBm at most). Strong readings such as -14 dBm (a phone a hand's width from a beacon)
+///   are real and kept. What a radio cannot report at all is refused earlier, by ``SampleValidation``.
 /// - Several readings of one beacon in one sample (some Android stacks report every advertisement)
 ///   are merged into their mean, so a chatty beacon does not weigh more than the others.
 public struct ReadingCleaner: Sendable, Hashable {
     public var validRange: ClosedRange<Double>
 
-    public init(validRange: ClosedRange<Double> = -110 ... -20) {
+    public init(validRange: ClosedRange<Double> = -110 ... -1) {
         self.validRange = validRange
     }
 

@@ -272,11 +272,22 @@ public struct ScanLineParser {
         }
         let length = index - start
         guard length < 64 else { return nil }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+        let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
             for offset in 0..<length { buffer[offset] = CChar(bitPattern: bytes[start + offset]) }
             buffer[length] = 0
             return strtod(buffer.baseAddress!, nil)
         }
+        // strtod overflows `1e999` to infinity and underflows `1e-400` to zero, where JSONDecoder refuses
+        // the number: leave both to JSONDecoder.
+        guard value.isFinite else { return nil }
+        if value == 0 {
+            var mantissa = start
+            while mantissa < index, bytes[mantissa] != UInt8(ascii: "e"), bytes[mantissa] != UInt8(ascii: "E") {
+                if (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(bytes[mantissa]) { return nil }
+                mantissa += 1
+            }
+        }
+        return value
     }
 
     /// An integer (a number with no fraction that fits an Int); JSONDecoder accepts `5.0` for Int too,
@@ -286,7 +297,8 @@ public struct ScanLineParser {
         if let plain = plainInteger() { return plain }
         index = start
         guard let value = number() else { return nil }
-        guard let integer = Int(exactly: value) else {
+        // Beyond 2^53 a Double no longer holds every integer: JSONDecoder reads such integers exactly.
+        guard abs(value) < 9_007_199_254_740_992, let integer = Int(exactly: value) else {
             index = start
             return nil
         }
@@ -324,10 +336,15 @@ public struct ScanLineParser {
         return number()
     }
 
-    /// Skips any JSON value (for keys the format does not define).
-    private mutating func skipValue() -> Bool {
+    /// How deeply unknown values may nest before the parser hands the body to `JSONDecoder` (which has
+    /// its own limit): a hostile body of a million `[` must not exhaust the stack.
+    static let maximumSkippedDepth = 32
+
+    /// Skips any JSON value (for keys the format does not define), nested at most
+    /// ``maximumSkippedDepth`` deep.
+    private mutating func skipValue(depth: Int = 0) -> Bool {
         skipWhitespace()
-        guard index < bytes.count else { return false }
+        guard index < bytes.count, depth < Self.maximumSkippedDepth else { return false }
         switch bytes[index] {
         case UInt8(ascii: "\""): return plainStringBytes() != nil
         case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -337,7 +354,7 @@ public struct ScanLineParser {
             if consume(close) { return true }
             repeat {
                 if isObject { guard plainStringBytes() != nil, consume(UInt8(ascii: ":")) else { return false } }
-                guard skipValue() else { return false }
+                guard skipValue(depth: depth + 1) else { return false }
             } while consume(UInt8(ascii: ","))
             return consume(close)
         case UInt8(ascii: "t"): return literal("true")

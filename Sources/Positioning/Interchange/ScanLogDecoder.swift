@@ -24,11 +24,14 @@ public struct ScanLogDecoder: Sendable {
         }
     }
 
-    /// RSSI values a line may carry besides 0 ("unknown"); anything else makes the line invalid.
-    public var validRSSI: ClosedRange<Double>
+    /// What makes a line invalid: an RSSI no radio reports, a time or coordinate that is not plausible.
+    public var validation: SampleValidation
+    /// The clock reading (seconds since the Unix epoch) that times in the future are judged against.
+    public var now: Double
 
-    public init(validRSSI: ClosedRange<Double> = ReadingCleaner().validRange) {
-        self.validRSSI = validRSSI
+    public init(validation: SampleValidation = SampleValidation(), now: Double = Date().timeIntervalSince1970) {
+        self.validation = validation
+        self.now = now
     }
 
     /// Decodes every non-blank line of `data`, validating beacon identities and RSSI values.
@@ -99,7 +102,7 @@ public struct ScanLogDecoder: Sendable {
             do {
                 let line = try ScanLineParser.parse(raw, strings: &strings)
                     ?? JSONDecoder().decode(ScanLine.self, from: Data(raw))
-                if let problem = line.problem(validRSSI: validRSSI) {
+                if let problem = line.problem(validation: validation, now: now) {
                     errors.append(LineError(line: number, message: problem))
                 } else {
                     lines.append((number, line))
@@ -201,10 +204,10 @@ extension ScanLogDecoder {
 
 extension ScanLine {
     /// What is wrong with a decoded line that JSON types cannot express; nil when it is valid.
-    /// RSSI 0 means "unknown" and is valid (cleaning drops it); other values must lie in `validRSSI`.
-    public func problem(validRSSI: ClosedRange<Double> = ReadingCleaner().validRange) -> String? {
+    /// RSSI 0 means "unknown" and is valid (cleaning drops it); other values must be what a radio reports.
+    public func problem(validation: SampleValidation = SampleValidation(), now: Double) -> String? {
         if device.isEmpty { return "field 'device' is empty" }
-        if !t.isFinite { return "field 't' is not a finite number" }
+        if let problem = validation.problem(time: t, field: "field 't'", now: now) { return problem }
         var uuids = UUIDParsingCache()
         for (index, beacon) in beacons.enumerated() {
             do {
@@ -212,11 +215,11 @@ extension ScanLine {
             } catch {
                 return "beacons[\(index)]: \(error.description)"
             }
-            if beacon.rssi != 0, !validRSSI.contains(beacon.rssi) {
-                return "beacons[\(index)].rssi \(beacon.rssi) is outside \(Int(validRSSI.lowerBound))...\(Int(validRSSI.upperBound)) dBm (0 means unknown)"
-            }
+            if let problem = validation.problem(rssi: beacon.rssi, field: "beacons[\(index)].rssi") { return problem }
         }
         if (x == nil) != (y == nil) { return "fields 'x' and 'y' must be given together" }
+        if let x, let problem = validation.problem(coordinate: x, field: "field 'x'") { return problem }
+        if let y, let problem = validation.problem(coordinate: y, field: "field 'y'") { return problem }
         return nil
     }
 }

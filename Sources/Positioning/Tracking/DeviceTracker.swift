@@ -81,7 +81,9 @@ public struct DeviceTracker: Sendable {
     /// Adds a sample, re-locates the device from its recent window and updates smoothing and zones.
     ///
     /// After more than ``TrackerConfiguration/silenceReset`` seconds of silence the window starts afresh
-    /// with this sample and the smoother restarts at its measurement. Positions (raw and smoothed) are
+    /// with this sample and the smoother restarts at its measurement. A sample more than that *older*
+    /// than the newest one restarts the whole track (see the clock policy in README): one wrong time
+    /// must not freeze a device. Positions (raw and smoothed) are
     /// kept inside the bounding box of the floor's spots enlarged by ``TrackerConfiguration/extentMargin``.
     ///
     /// - Throws: ``FingerprintError`` when the window holds no usable reading (the state still records
@@ -90,6 +92,13 @@ public struct DeviceTracker: Sendable {
         with sample: Sample, builder: FingerprintBuilder, locator: Locator, map: RadioMap
     ) throws(FingerprintError) -> TrackingUpdate {
         let cleaned = builder.cleaner.clean(sample)
+        if let newest = recent.last?.time, newest - sample.time > configuration.silenceReset {
+            // Time went back by more than a silence: the earlier time was wrong (a phone that once sent
+            // milliseconds, a clock set back). Keeping the newest time would discard every later correct
+            // sample as too old and freeze the device; the device's own clock now rules, so its track
+            // restarts from this sample.
+            restart()
+        }
         stuckDetector.observe(cleaned)
         if let newest = recent.last, sample.time - newest.time > configuration.silenceReset {
             // Samples from before the silence describe another moment, perhaps another place.
@@ -128,6 +137,11 @@ public struct DeviceTracker: Sendable {
             stuckBeacons: stuck.sorted(), windowSamples: window.count)
         lastUpdate = update
         return update
+    }
+
+    /// Forgets the device's past (window, stuck-beacon history, smoothing, zone) as if it were new.
+    private mutating func restart() {
+        self = DeviceTracker(device: device, configuration: configuration)
     }
 
     /// `position` moved into the surveyed extent of its floor plus the margin; its spot and zone are

@@ -1,3 +1,4 @@
+import Foundation
 import FingerprintStore
 import Hummingbird
 import NIOCore
@@ -12,7 +13,7 @@ struct HealthController {
     func register(on router: Router<AppRequestContext>) {
         router.get("healthz") { _, _ in HealthResponse(status: "alive") }
         router.get("readyz") { _, _ -> Response in
-            let databaseOpen = (try? store.writer.read { try Int.fetchOne($0, sql: "SELECT 1") }) != nil
+            let databaseOpen = await store.isReachable()
             let ready = databaseOpen && catalog.isLoaded
             let body = ReadinessResponse(status: ready ? "ready" : (databaseOpen ? "loading" : "database unavailable"), venues: catalog.revisions)
             var response = try APIJSON.encoder.encodeAsResponse(body)
@@ -43,5 +44,3 @@ extension JSONEncoder {
     }
 }
 
-import Foundation
-import GRDB

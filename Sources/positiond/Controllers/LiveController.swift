@@ -1,6 +1,7 @@
 import FingerprintStore
 import Hummingbird
 import HummingbirdWebSocket
+import Foundation
 import Logging
 import NIOCore
 
@@ -18,11 +19,22 @@ struct LiveController {
             _ = try catalog.snapshot(for: request, context)  // an unknown venue is a 404 before the upgrade
             let device = request.uri.queryParameters["device"].map(String.init)
             try context.require(device == nil ? .admin : .locate)
+            // The cap on live sockets is enforced after the upgrade, with a close frame (1013, try again
+            // later) and the reason: a refused upgrade reaches a browser's WebSocket as a bare failure,
+            // whatever its HTTP status, while a close frame carries the reason to the app.
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             let venueID = context.requestContext.parameters.get("venue") ?? ""
             let device = context.request.uri.queryParameters["device"].map(String.init)
-            let (id, messages) = hub.subscribe(venue: venueID, device: device)
+            let subscription: (id: UUID, messages: AsyncStream<LiveMessage>)
+            do throws(LiveHub.Refusal) {
+                subscription = try hub.subscribe(venue: venueID, device: device, owner: context.requestContext.client)
+            } catch {
+                context.logger.notice("live socket refused: over the cap", metadata: ["venue.id": "\(venueID)", "reason": "\(error.rawValue)"])
+                try await outbound.close(.unknown(1013), reason: error.message)  // 1013: try again later
+                return
+            }
+            let (id, messages) = subscription
             defer { hub.unsubscribe(id) }
             let revision = catalog.snapshot(of: venueID)?.revision ?? 0
             let hello = LiveMessage(venue: venueID, device: device, payload: SubscribedMessage(venue: venueID, device: device, revision: revision))

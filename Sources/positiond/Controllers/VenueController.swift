@@ -22,7 +22,7 @@ struct VenueController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> VenueListResponse {
         try context.require(.locate)
-        return VenueListResponse(venues: try store.venues())
+        return VenueListResponse(venues: try await store.venues())
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> VenueResponse {

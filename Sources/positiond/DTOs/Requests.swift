@@ -28,7 +28,8 @@ struct SampleParser: Sendable {
     /// Reads, decodes and validates the body into samples of `device`.
     ///
     /// - Throws: `HTTPError` 413 for a body over the limit, 400 for malformed JSON, 422 for valid JSON
-    ///   that does not describe usable samples (none, too many, bad identities, RSSI out of range).
+    ///   that does not describe usable samples (none, too many, bad identities, an RSSI no radio reports, a
+    ///   time ahead of the server's clock).
     func samples(of request: Request, context: AppRequestContext, device: String) async throws -> [Sample] {
         var request = request
         let body: ByteBuffer
@@ -56,15 +57,17 @@ struct SampleParser: Sendable {
             throw HTTPError(.unprocessableContent, message: "\(decoded.samples.count) samples in one request; at most \(settings.maximumSamples) are accepted")
         }
         let now = Date().timeIntervalSince1970
-        let validRSSI = ReadingCleaner().validRange
+        let validation = SampleValidation(futureTolerance: settings.clockFutureTolerance)
         // Samples of one phone repeat the same UUID: parse each distinct one once.
         var uuids = UUIDParsingCache()
         return try decoded.samples.enumerated().map { index, input in
             guard input.beacons.count <= settings.maximumReadings else {
                 throw HTTPError(.unprocessableContent, message: "samples[\(index)] holds \(input.beacons.count) readings; at most \(settings.maximumReadings) are accepted")
             }
-            if let t = input.t, !t.isFinite {
-                throw HTTPError(.unprocessableContent, message: "samples[\(index)].t is not a finite number")
+            // One policy for every route: a time the server's clock says is impossible is refused, naming
+            // the field, rather than trusted (one future time used to freeze a tracked device for good).
+            if let t = input.t, let problem = validation.problem(time: t, field: "samples[\(index)].t", now: now) {
+                throw HTTPError(.unprocessableContent, message: problem + "; omit 't' to use the server's clock")
             }
             var readings: [Reading] = []
             readings.reserveCapacity(input.beacons.count)
@@ -75,10 +78,8 @@ struct SampleParser: Sendable {
                 } catch let error as BeaconIDError {
                     throw HTTPError(.unprocessableContent, message: "samples[\(index)]: beacons[\(position)]: \(error.description)")
                 }
-                if beacon.rssi != 0, !validRSSI.contains(beacon.rssi) {
-                    throw HTTPError(
-                        .unprocessableContent,
-                        message: "samples[\(index)]: beacons[\(position)].rssi \(beacon.rssi) is outside \(Int(validRSSI.lowerBound))...\(Int(validRSSI.upperBound)) dBm (0 means unknown)")
+                if let problem = validation.problem(rssi: beacon.rssi, field: "samples[\(index)]: beacons[\(position)].rssi") {
+                    throw HTTPError(.unprocessableContent, message: problem)
                 }
                 readings.append(Reading(beacon: id, rssi: beacon.rssi))
             }

@@ -16,11 +16,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
                 .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
                 message: "an API key is required: send 'Authorization: Bearer TOKEN' (create one with 'survey key create')")
         }
-        guard let scope = state.active[FingerprintStore.hash(token: token)] else {
+        let hash = FingerprintStore.hash(token: token)
+        guard let scope = state.active[hash] else {
             throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "the API key is unknown or revoked")
         }
         var context = context
         context.scope = scope
+        context.client = hash
         context.logger[metadataKey: "key.scope"] = .string(scope.rawValue)
         return try await next(request, context)
     }

@@ -14,19 +14,19 @@ final class KeyCache: Sendable {
 
     private let state: Mutex<State>
 
-    init(store: FingerprintStore) throws {
-        state = Mutex(try Self.read(store))
+    init(store: FingerprintStore) async throws {
+        state = Mutex(try await Self.read(store))
     }
 
     var current: State { state.withLock { $0 } }
 
-    func refresh(from store: FingerprintStore) throws {
-        let fresh = try Self.read(store)
+    func refresh(from store: FingerprintStore) async throws {
+        let fresh = try await Self.read(store)
         state.withLock { $0 = fresh }
     }
 
-    private static func read(_ store: FingerprintStore) throws -> State {
-        let keys = try store.keys()
-        return State(authenticationRequired: !keys.isEmpty, active: try store.activeKeyHashes())
+    private static func read(_ store: FingerprintStore) async throws -> State {
+        let (anyKeyCreated, active) = try await store.authenticationState()
+        return State(authenticationRequired: anyKeyCreated, active: active)
     }
 }

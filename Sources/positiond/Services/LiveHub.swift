@@ -26,28 +26,73 @@ final class LiveHub: Sendable {
     private struct Subscriber: Sendable {
         let venue: String
         let device: String?
+        /// Who opened it (an API key's hash, or one name for every unauthenticated client): what the
+        /// per-key cap counts.
+        let owner: String
         let continuation: AsyncStream<LiveMessage>.Continuation
+    }
+
+    /// Why a subscription was refused.
+    enum Refusal: String, Error, Sendable {
+        /// The daemon holds `maximumTotal` sockets already.
+        case total
+        /// The caller's key holds `maximumPerOwner` sockets already.
+        case perKey = "per_key"
+
+        var message: String {
+            switch self {
+            case .total: "the daemon holds as many live sockets as it allows; try again later"
+            case .perKey: "this API key holds as many live sockets as it may; close one first"
+            }
+        }
     }
 
     private let subscribers = Mutex<[UUID: Subscriber]>([:])
     let bufferSize: Int
+    /// Sockets open at once, in all and per owner: each holds a buffer and a task, so a client opening
+    /// sockets without end would otherwise exhaust memory.
+    let maximumTotal: Int
+    let maximumPerOwner: Int
     private let connectionsGauge: Metrics.Gauge
     private let droppedCounter: Metrics.Counter
+    private let refusedCounters: [Refusal: Metrics.Counter]
 
-    init(bufferSize: Int) {
+    init(bufferSize: Int, maximumTotal: Int = 1000, maximumPerOwner: Int = 50) {
         self.bufferSize = bufferSize
+        self.maximumTotal = maximumTotal
+        self.maximumPerOwner = maximumPerOwner
         connectionsGauge = Observability.liveConnections()
         droppedCounter = Observability.liveDropped()
+        refusedCounters = [.total: Observability.liveRefused(reason: Refusal.total.rawValue), .perKey: Observability.liveRefused(reason: Refusal.perKey.rawValue)]
         // Dashboards and alerts see 0 from the start rather than nothing.
         connectionsGauge.record(0)
         droppedCounter.increment(by: 0)
+        for counter in refusedCounters.values { counter.increment(by: 0) }
+    }
+
+
+    private static func refusal(owner: String, in all: [UUID: Subscriber], total: Int, perOwner: Int) -> Refusal? {
+        if all.count >= total { return .total }
+        if all.values.lazy.filter({ $0.owner == owner }).count >= perOwner { return .perKey }
+        return nil
     }
 
     /// A stream of the venue's messages (only `device`'s and venue-wide ones when a device is given).
-    func subscribe(venue: String, device: String?) -> (id: UUID, messages: AsyncStream<LiveMessage>) {
+    ///
+    /// - Throws: ``Refusal`` when the daemon or `owner` holds as many sockets as allowed (counted).
+    func subscribe(venue: String, device: String?, owner: String) throws(Refusal) -> (id: UUID, messages: AsyncStream<LiveMessage>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<LiveMessage>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
-        subscribers.withLock { $0[id] = Subscriber(venue: venue, device: device, continuation: continuation) }
+        let refused = subscribers.withLock { all -> Refusal? in
+            if let refusal = Self.refusal(owner: owner, in: all, total: maximumTotal, perOwner: maximumPerOwner) { return refusal }
+            all[id] = Subscriber(venue: venue, device: device, owner: owner, continuation: continuation)
+            return nil
+        }
+        if let refused {
+            refusedCounters[refused]?.increment()
+            continuation.finish()
+            throw refused
+        }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         connectionsGauge.record(subscriberCount)
         return (id, stream)

@@ -23,18 +23,42 @@ struct RevisionWatcher: Service {
             } catch {
                 break  // cancelled or shutting down
             }
-            refresh()
+            await refresh()
         }
         hub.finishAll()
     }
 
-    /// One pass: revisions, keys, idle devices. Failures are logged and retried on the next pass.
-    func refresh() {
+    /// One pass: revisions, keys, idle devices. Each concern fails on its own and is retried on the next
+    /// pass: a venue that cannot be reloaded never delays another venue, nor a revoked key.
+    func refresh() async {
+        await refreshKeys()
+        await refreshVenues()
+        let forgotten = devices.forgetIdle()
+        if forgotten > 0 { logger.debug("idle devices forgotten", metadata: ["devices": "\(forgotten)"]) }
+    }
+
+    /// Picks up created and revoked API keys.
+    func refreshKeys() async {
         do {
-            let stored = try store.revisions()
-            let served = catalog.revisions
-            for (venue, revision) in stored where served[venue] != revision {
-                let snapshot = try catalog.reload(venue, from: store)
+            try await keys.refresh(from: store)
+        } catch {
+            logger.error("refreshing API keys failed; retrying next time", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Reloads each venue whose revision changed, one at a time, each on its own.
+    func refreshVenues() async {
+        let stored: [String: Int]
+        do {
+            stored = try await store.revisions()
+        } catch {
+            logger.error("reading venue revisions failed; retrying next time", metadata: ["error": "\(error)"])
+            return
+        }
+        let served = catalog.revisions
+        for (venue, revision) in stored.sorted(by: { $0.key < $1.key }) where served[venue] != revision {
+            do {
+                let snapshot = try await catalog.reload(venue, from: store)
                 logger.info(
                     "radio map reloaded",
                     metadata: [
@@ -42,13 +66,12 @@ struct RevisionWatcher: Service {
                         "previous.revision": "\(served[venue].map(String.init) ?? "none")", "fingerprints": "\(snapshot.map.count)",
                     ])
                 hub.publish(venue: venue, device: nil, payload: RevisionMessage(venue: venue, revision: snapshot.revision))
+            } catch {
+                logger.error(
+                    "reloading a venue's radio map failed; the previous revision is served and the reload retried next time",
+                    metadata: ["venue.id": "\(venue)", "venue.revision": "\(revision)", "error": "\(error)"])
             }
-            for venue in served.keys where stored[venue] == nil { catalog.remove(venue) }
-            try keys.refresh(from: store)
-        } catch {
-            logger.error("refreshing from the store failed; retrying next time", metadata: ["error": "\(error)"])
         }
-        let forgotten = devices.forgetIdle()
-        if forgotten > 0 { logger.debug("idle devices forgotten", metadata: ["devices": "\(forgotten)"]) }
+        for venue in served.keys where stored[venue] == nil { catalog.remove(venue) }
     }
 }

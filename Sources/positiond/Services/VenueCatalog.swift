@@ -74,24 +74,31 @@ final class VenueCatalog: Sendable {
         _ = snapshots.withLock { $0.removeValue(forKey: venue) }
     }
 
-    /// Builds the snapshot of `venue` from the store (one read transaction) and swaps it in.
+    /// Builds the snapshot of `venue` from the store (one read transaction, off the concurrency pool's
+    /// threads) and swaps it in.
     @discardableResult
-    func reload(_ venue: String, from store: FingerprintStore) throws -> VenueSnapshot {
-        let snapshot = try VenueSnapshot(survey: store.survey(of: venue, scale: PositioningConfiguration.defaultScale))
+    func reload(_ venue: String, from store: FingerprintStore) async throws -> VenueSnapshot {
+        let survey = try await store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
+        let snapshot = try VenueSnapshot(survey: survey)
         replace(snapshot)
         return snapshot
     }
 
-    /// Loads every venue of the store.
-    func loadAll(from store: FingerprintStore, logger: Logger) throws {
-        for (venue, _) in try store.revisions() {
-            let snapshot = try reload(venue, from: store)
-            logger.info(
-                "radio map loaded",
-                metadata: [
-                    "venue.id": "\(venue)", "venue.revision": "\(snapshot.revision)", "fingerprints": "\(snapshot.map.count)",
-                    "venue.tuned_revision": "\(snapshot.tunedRevision.map(String.init) ?? "untuned: default configuration")",
-                ])
+    /// Loads every venue of the store. A venue that fails to load is logged and left out (the revision
+    /// watcher retries it on every beat); the others are served.
+    func loadAll(from store: FingerprintStore, logger: Logger) async throws {
+        for (venue, _) in try await store.revisions().sorted(by: { $0.key < $1.key }) {
+            do {
+                let snapshot = try await reload(venue, from: store)
+                logger.info(
+                    "radio map loaded",
+                    metadata: [
+                        "venue.id": "\(venue)", "venue.revision": "\(snapshot.revision)", "fingerprints": "\(snapshot.map.count)",
+                        "venue.tuned_revision": "\(snapshot.tunedRevision.map(String.init) ?? "untuned: default configuration")",
+                    ])
+            } catch {
+                logger.error("radio map of a venue failed to load; it is not served until a reload succeeds", metadata: ["venue.id": "\(venue)", "error": "\(error)"])
+            }
         }
         loaded.withLock { $0 = true }
     }

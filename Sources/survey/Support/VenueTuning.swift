@@ -11,7 +11,7 @@ enum VenueTuning {
     static func tune(_ venue: String, in store: FingerprintStore, progress showProgress: Bool = true) async throws -> StoredTuning {
         let clock = ContinuousClock()
         let started = clock.now
-        let survey = try store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
+        let survey = try await store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
         let surveyedSpots = Set(survey.surveyed.map(\.spot)).count
         guard surveyedSpots >= 2 else {
             throw CLIError(

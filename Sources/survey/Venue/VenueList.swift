@@ -10,7 +10,7 @@ extension VenueCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let venues = try store.open().venues()
+            let venues = try await store.open().venues()
             if output.json { return try Output.json(venues) }
             guard !venues.isEmpty else { return print("No venue yet: import one with 'survey venue import venue.json'.") }
             print("venue                revision  floors  beacons  spots  fingerprints  name")
