@@ -14,6 +14,7 @@
 # to the demo venue, its beacons and a few device ids. SEED=N replays one run (schemathesis prints it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 . scripts/common.sh
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -33,14 +34,20 @@ trap cleanup EXIT
 
 bf_apt curl python3
 bf_binaries
-if command -v schemathesis >/dev/null && schemathesis --version 2>/dev/null | grep -q 'version 4\.'; then
-    st=$(command -v schemathesis)
-else
-    bf_python schemathesis 'schemathesis>=4,<5' "$work/venv"
-    st=$(dirname "$BF_PY")/schemathesis
-    [[ -x "$st" ]] || st=$(command -v schemathesis)
+# schemathesis 4 (the flags below are 4.x's): the one on PATH, else pip's, else a temporary venv's.
+st_version() { [[ "$("$1" --version 2>/dev/null)" == *'version 4.'* ]]; }
+st=$(command -v schemathesis || true)
+if [[ -z "$st" ]] || ! st_version "$st"; then
+    echo "installing (pip): schemathesis>=4,<5"
+    python3 -m pip install --quiet 'schemathesis>=4,<5' >/dev/null 2>&1 || true
+    st=$(command -v schemathesis || true)
+    if [[ -z "$st" ]] || ! st_version "$st"; then
+        python3 -m venv "$work/venv" || { bf_apt python3-venv && python3 -m venv "$work/venv"; }
+        "$work/venv/bin/python" -m pip install --quiet 'schemathesis>=4,<5' >/dev/null
+        st="$work/venv/bin/schemathesis"
+    fi
 fi
-echo "$("$st" --version)"
+"$st" --version
 
 db="$work/fuzz.sqlite"
 bf_demo_db "$db" "$work/survey.log"
@@ -68,10 +75,11 @@ while ((SECONDS - started < duration)); do
     seed=()
     [[ -n "${SEED:-}" ]] && seed=(--seed "$SEED")
     set +e
-    "$st" --config-file scripts/api-fuzz.toml run "$url/openapi.json" --url "$url" \
+    # From the temporary folder: schemathesis keeps replay data in ./.schemathesis.
+    (cd "$work" && "$st" --config-file "$root/scripts/api-fuzz.toml" run "$url/openapi.json" --url "$url" \
         --checks not_a_server_error,response_schema_conformance,status_code_conformance \
         --phases examples,fuzzing,stateful --max-time "$((left > 5 ? left : 5))" --request-timeout 10 \
-        --continue-on-failure --generation-database none --no-color "${seed[@]}" 2>&1 | tee "$work/schemathesis.$runs.log"
+        --continue-on-failure --generation-database none --no-color "${seed[@]}") 2>&1 | tee "$work/schemathesis.$runs.log"
     status=${PIPESTATUS[0]}
     set -e
     summaries+=("$(grep -A1 '^Test cases:' "$work/schemathesis.$runs.log" | tail -n 1 | xargs) ($(grep -E '^=+ .* in [0-9.]+s =+$' "$work/schemathesis.$runs.log" | tail -n 1 | tr -d '=' | xargs))")

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers shared by scripts/api-fuzz.sh, scripts/soak.sh and scripts/faults.sh. Source it from the
 # repository root (`. scripts/common.sh`); it defines functions and sets nothing else.
 #

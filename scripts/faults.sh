@@ -339,7 +339,7 @@ scenario_diskfull() {
     for i in $(seq 1 60); do cat venues/demo-hall/survey.jsonl; done >"$big"
     echo "a $(df -k --output=size "$dir" | tail -n 1 | xargs) KiB ext4 loop filesystem, $(df -k --output=avail "$dir" | tail -n 1 | xargs) KiB free; survey record --no-tune of $(wc -l <"$big") lines ($(($(stat -c %s "$big") >> 20)) MiB)"
     "$SURVEY" record --db "$dir/db.sqlite" --venue demo-hall "$big" --no-tune >"$work/full.out" 2>"$work/full.err" || status=$?
-    echo "left on the filesystem: $(cd "$dir" && ls -s --block-size=K db.sqlite* | xargs), $(df -k --output=avail "$dir" | tail -n 1 | xargs) KiB free"
+    echo "left on the filesystem: $(cd "$dir" && ls -s --block-size=K db.sqlite* | tr '\n' ' '), $(df -k --output=avail "$dir" | tail -n 1 | xargs) KiB free"
     echo "survey record: exit status $(describe_status "$status"); stderr: $(grep -v '^recording' "$work/full.err" | head -c 300)"
     ((status >= 1 && status < 128)) || failures+=("survey record: exit status $(describe_status "$status")")
     [[ -s "$work/full.err" ]] || failures+=("survey record printed no error message")
