@@ -125,7 +125,7 @@ enum OpenAPIDocument {
         "/v1/venues/{venue}/live": {
           "parameters": [
             {"$ref": "#/components/parameters/venue"},
-            {"name": "device", "in": "query", "required": false, "description": "Only this device's messages (scope locate); without it the venue-wide feed needs scope admin.", "schema": {"type": "string"}},
+            {"name": "device", "in": "query", "required": false, "description": "Only this device's messages (scope locate); without it the venue-wide feed needs scope admin.", "schema": {"type": "string"}, "example": "phone-1"},
             {"name": "access_token", "in": "query", "required": false, "description": "The bearer token, for clients that cannot set headers on a WebSocket request.", "schema": {"type": "string"}}
           ],
           "get": {
@@ -135,7 +135,8 @@ enum OpenAPIDocument {
               "101": {"description": "Switching to the WebSocket protocol; messages follow the LiveMessage schema", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LiveMessage"}}}},
               "401": {"$ref": "#/components/responses/Unauthorized"},
               "403": {"$ref": "#/components/responses/Forbidden"},
-              "404": {"$ref": "#/components/responses/NotFound"}
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "426": {"description": "Not a WebSocket upgrade request (no 'Upgrade: websocket')", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
             }
           }
         }
@@ -143,13 +144,16 @@ enum OpenAPIDocument {
       "components": {
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "An API key token from 'survey key create'"}},
         "parameters": {
-          "venue": {"name": "venue", "in": "path", "required": true, "schema": {"type": "string"}},
-          "device": {"name": "device", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 128}}
+          "venue": {"name": "venue", "in": "path", "required": true, "schema": {"type": "string"}, "example": "demo-hall"},
+          "device": {"name": "device", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 128}, "example": "phone-1"}
         },
         "requestBodies": {
           "Samples": {
             "required": true,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SamplesRequest"}}}
+            "content": {"application/json": {
+              "schema": {"$ref": "#/components/schemas/SamplesRequest"},
+              "example": {"samples": [{"beacons": [{"major": 1, "minor": 4, "rssi": -89, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 3, "rssi": -87, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 2, "rssi": -74, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 7, "rssi": -92, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 1, "rssi": -79, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 5, "rssi": -88, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}], "device": "pixel-7", "t": 1795005990}, {"beacons": [{"major": 1, "minor": 3, "rssi": -91, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 10, "rssi": -93, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 2, "minor": 11, "rssi": -88, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 1, "rssi": -75, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 2, "rssi": -73, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 5, "rssi": -90, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 4, "rssi": -87, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}], "device": "pixel-7", "t": 1795005991}, {"beacons": [{"major": 1, "minor": 7, "rssi": -94, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 1, "rssi": -76, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 5, "rssi": -87, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 2, "minor": 11, "rssi": -89, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 4, "rssi": -87, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 2, "rssi": -65, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}], "device": "pixel-7", "t": 1795005992}, {"beacons": [{"major": 1, "minor": 2, "rssi": -73, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 7, "rssi": -93, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 3, "rssi": -90, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 2, "minor": 11, "rssi": -93, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 1, "rssi": -78, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 4, "rssi": -90, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 5, "rssi": -90, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}], "device": "pixel-7", "t": 1795005993}, {"beacons": [{"major": 1, "minor": 7, "rssi": -95, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 5, "rssi": -89, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 2, "minor": 14, "rssi": -99, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 1, "rssi": -80, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 2, "minor": 11, "rssi": -89, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 4, "rssi": -85, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 2, "minor": 13, "rssi": -94, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}, {"major": 1, "minor": 2, "rssi": -77, "uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D"}], "device": "pixel-7", "t": 1795005994}]}
+            }}
           }
         },
         "responses": {
