@@ -53,7 +53,7 @@ db="$work/fuzz.sqlite"
 bf_demo_db "$db" "$work/survey.log"
 port=$(bf_free_port)
 # Started here, stopped by PID in the trap. Warnings only: the fuzzer's requests would flood the log.
-"$POSITIOND" --db "$db" --host 127.0.0.1 --port "$port" --log.level warning >"$work/positiond.log" 2>&1 &
+"$POSITIOND" --db "$db" --host 127.0.0.1 --port "$port" --log-level warning >"$work/positiond.log" 2>&1 &
 pid=$!
 if ! bf_wait_ready "$port" 30; then
     cat "$work/positiond.log"

@@ -91,7 +91,7 @@ describe_status() { # STATUS
 }
 start_positiond() { # DB LOG: positiond on a free port (port, positiond_pid)
     port=$(bf_free_port)
-    start "$POSITIOND" --db "$1" --host 127.0.0.1 --port "$port" --log.level warning >"$2" 2>&1
+    start "$POSITIOND" --db "$1" --host 127.0.0.1 --port "$port" --log-level warning >"$2" 2>&1
     positiond_pid=$last_pid
 }
 # A loop-mounted ext4 image of SIZE MiB at DIR (made here).

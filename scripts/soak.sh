@@ -55,7 +55,7 @@ bf_demo_db "$db" "$work/survey.log"
 port=$(bf_free_port)
 url="http://127.0.0.1:$port"
 # Started here, stopped by PID. Warnings only: a line per request would measure the log, not the daemon.
-"$POSITIOND" --db "$db" --host 127.0.0.1 --port "$port" --log.level warning >"$work/positiond.log" 2>&1 &
+"$POSITIOND" --db "$db" --host 127.0.0.1 --port "$port" --log-level warning >"$work/positiond.log" 2>&1 &
 pid=$!
 bf_wait_ready "$port" 30 || { cat "$work/positiond.log"; echo "FAIL: positiond did not answer /readyz within 30 s"; exit 1; }
 echo "machine: $(nproc) cores; positiond (pid $pid) on $url, demo-hall; wrk, the subscribers and positiond share the cores"

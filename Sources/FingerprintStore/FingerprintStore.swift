@@ -26,19 +26,56 @@ public final class FingerprintStore: Sendable {
             return try migrator.appliedIdentifiers(db).subtracting(known).sorted()
         }
         guard unknown.isEmpty else { throw StoreError.newerSchema(path: writer.path, unknownMigrations: unknown) }
-        try migrator.migrate(writer)
+        // Migrating takes the write lock even when there is nothing to do: a database that is up to date is
+        // only read, so a daemon starts while `survey record` holds a long write transaction.
+        if try !writer.read({ try migrator.hasCompletedMigrations($0) }) {
+            try migrator.migrate(writer)
+        }
         logger.debug("store ready", metadata: ["store.path": "\(writer.path)"])
     }
 
     /// Opens (creating if needed) the database file at `path` as a WAL-mode `DatabasePool`.
     public static func open(path: String, logger: Logger) throws -> FingerprintStore {
+        let pool = try opening(path) { try DatabasePool(path: path, configuration: Self.configuration) }
+        return try FingerprintStore(writer: pool, logger: logger)
+    }
+
+    /// Opens the database file at `path` for a process that only reads it (positiond): read-only when its
+    /// schema is current, so that opening takes no write lock and waits for no writer (`survey record` may
+    /// hold a long write transaction while the daemon restarts); read-write, to migrate it, otherwise.
+    ///
+    /// - Throws: ``StoreError/missingDatabase(path:)`` when there is no file at `path` (a reader never
+    ///   creates an empty database), ``StoreError/newerSchema(path:unknownMigrations:)``, or SQLite's error.
+    public static func openForReading(path: String, logger: Logger) throws -> FingerprintStore {
+        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missingDatabase(path: path) }
+        var configuration = Self.configuration
+        configuration.readonly = true
+        let reader = try opening(path) { try DatabasePool(path: path, configuration: configuration) }
+        let current = try opening(path) { try reader.read { try StoreMigrations.migrator.hasCompletedMigrations($0) } }
+        guard current else {
+            try reader.close()
+            return try open(path: path, logger: logger)
+        }
+        return try FingerprintStore(writer: reader, logger: logger)
+    }
+
+    /// `body`, with SQLite's "unable to open" and "not a database" turned into ``StoreError/cannotOpen(path:reason:)``.
+    private static func opening<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_NOTADB, .SQLITE_READONLY, .SQLITE_PERM].contains(error.resultCode) {
+            throw StoreError.cannotOpen(path: path, reason: error.message ?? "SQLite error \(error.resultCode.rawValue)")
+        }
+    }
+
+    /// The connection settings of every database file.
+    private static var configuration: Configuration {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // The survey CLI may write while the daemon reads and checks revisions: wait rather than fail.
         configuration.busyMode = .timeout(10)
         configuration.label = "beaconfix"
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        return try FingerprintStore(writer: pool, logger: logger)
+        return configuration
     }
 
     /// A private in-memory database, for tests and one-off evaluations.

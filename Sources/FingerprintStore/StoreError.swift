@@ -8,6 +8,12 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidInput(String)
     /// The operation would remove data that other records still need.
     case conflict(String)
+    /// The disk holding the database is full; the write was rolled back.
+    case diskFull(path: String)
+    /// There is no database file where one must be read.
+    case missingDatabase(path: String)
+    /// SQLite cannot open the file (a read-only folder or filesystem, permissions, not a database).
+    case cannotOpen(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -23,6 +29,12 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             message
         case .conflict(let message):
             message
+        case .missingDatabase(let path):
+            "the database '\(path)' does not exist: load a venue into it with 'survey venue import --db \(path) VENUE.json' and 'survey record'"
+        case .cannotOpen(let path, let reason):
+            "cannot open the database '\(path)' (\(reason)): a database in WAL mode writes its -wal and -shm files beside it, even to be read, so the file and its folder must be writable by this user"
+        case .diskFull(let path):
+            "the disk holding \(path) is full: nothing was written; free some space and run the command again"
         }
     }
 }

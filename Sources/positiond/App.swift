@@ -47,19 +47,15 @@ struct App {
         var logger = Logger(label: "positiond")
         logger.logLevel = settings.logLevel
 
-        // positiond serves what `survey` loaded; it never creates an empty database of its own.
-        guard FileManager.default.fileExists(atPath: settings.databasePath) else {
-            throw StartupError(
-                message: "the database '\(settings.databasePath)' does not exist: load a venue into it with 'survey venue import --db \(settings.databasePath) VENUE.json' and 'survey record', or point --db (POSITIOND_DB) at an existing one")
-        }
-        // One pool for the file, opened here and passed down.
+        // One pool for the file, opened here and passed down: read-only when its schema is current (the
+        // daemon only reads), and never created empty.
         let store: FingerprintStore
         do {
-            store = try FingerprintStore.open(path: settings.databasePath, logger: logger)
+            store = try FingerprintStore.openForReading(path: settings.databasePath, logger: logger)
         } catch let error as StoreError {
-            throw StartupError(message: "\(error)")
+            throw StartupError(message: "\(error)" + (error == .missingDatabase(path: settings.databasePath) ? ", or point --db (POSITIOND_DB) at an existing one" : ""))
         } catch {
-            throw StartupError(message: "cannot open the database '\(settings.databasePath)': \(error); is it a beaconfix database this user may read and write?")
+            throw StartupError(message: "cannot open the database '\(settings.databasePath)': \(error); is it a beaconfix database this user may read?")
         }
         let app = try await buildApplication(settings: settings, store: store, metrics: registry, logger: logger)
         // SIGTERM/SIGINT start a graceful shutdown: in-flight requests finish, sockets close cleanly.

@@ -187,7 +187,7 @@ enum OpenAPIDocument {
             "type": "object", "required": ["beacons"],
             "description": "A scan-log line without ground truth (extra fields are ignored).",
             "properties": {
-              "t": {"type": "number", "description": "Seconds since the Unix epoch; the server's clock when absent"},
+              "t": {"type": "number", "minimum": 0, "description": "Seconds since the Unix epoch (not milliseconds); at most clock.future.seconds (300 s) ahead of the server's clock, else 422; the server's clock when absent"},
               "device": {"type": "string"},
               "beacons": {"type": "array", "items": {"$ref": "#/components/schemas/BeaconReading"}}
             }
@@ -198,7 +198,7 @@ enum OpenAPIDocument {
               "uuid": {"type": "string", "format": "uuid"},
               "major": {"type": "integer", "minimum": 0, "maximum": 65535},
               "minor": {"type": "integer", "minimum": 0, "maximum": 65535},
-              "rssi": {"type": "number", "description": "dBm, -110 to -20; 0 means unknown and is dropped"}
+              "rssi": {"type": "number", "minimum": -127, "maximum": 20, "description": "dBm as the radio reports it, -127 to +20 (anything else is a 422); 0 means unknown and is dropped; positioning uses -110 to -1 and drops the rest"}
             }
           },
           "VenueSummary": {

@@ -88,6 +88,16 @@ struct HardeningTests {
         for body in bodies.all { #expect(!body.contains(key.token), "a response holds the token: \(body)") }
     }
 
+    @Test("a plain GET of the WebSocket route is told to upgrade (426), not answered 200 with nothing")
+    func liveNeedsAnUpgrade() async throws {
+        let app = try await TestEnvironment.app(store: try TestEnvironment.demoStore())
+        try await app.test(.router) { client in
+            let response = try await client.call(.get, "/v1/venues/demo-hall/live?device=phone-1")
+            #expect(response.status == .upgradeRequired)
+            #expect(response.errorMessage.contains("WebSocket"))
+        }
+    }
+
     @Test("a time from the future is refused on every route, naming the field; the device keeps following correct samples")
     func futureTimesAreRefused() async throws {
         let store = try TestEnvironment.demoStore()

@@ -104,6 +104,46 @@ struct StartupTests {
         Self.expectOneClearLine(try Self.run(["--db", path, "--port", "18999"]), "newer version")
     }
 
+    @Test("a database another process holds a write transaction on: positiond starts and serves")
+    func lockedDatabase() throws {
+        // Given a demo database on which another connection holds an open write transaction
+        let path = try Self.demoDatabase()
+        let holder = try FingerprintStore.open(path: path, logger: TestEnvironment.logger)
+        let started = DispatchSemaphore(value: 0), finish = DispatchSemaphore(value: 0)
+        Thread {
+            try? holder.writer.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE; UPDATE venue SET name = name")
+                started.signal()
+                finish.wait()
+                try db.execute(sql: "ROLLBACK")
+            }
+        }.start()
+        started.wait()
+        defer { finish.signal() }
+        // When positiond starts on it
+        let (socket, port) = try Self.occupiedPort()
+        close(socket)
+        let scratch = try ScratchSpace.directory("startup")
+        let outURL = scratch.appendingPathComponent("stdout")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["--db", path, "--port", "\(port)"]
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        // Then it loads the venue and listens while the transaction is still open
+        let deadline = Date().addingTimeInterval(8)
+        var log = ""
+        while Date() < deadline, !log.contains("listening"), process.isRunning {
+            Thread.sleep(forTimeInterval: 0.1)
+            log = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
+        }
+        #expect(log.contains("radio map loaded") && log.contains("listening"), "\(log)")
+        #expect(process.isRunning)
+    }
+
     @Test("bad settings", arguments: [
         (["--port", "abc"], "port 'abc' is not a whole number"),
         (["--port", "70000"], "70000"),

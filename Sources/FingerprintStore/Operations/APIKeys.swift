@@ -80,7 +80,7 @@ extension FingerprintStore {
         var record = APIKeyRecord(
             id: nil, name: name, scope: scope.rawValue, tokenHash: Self.hash(token: token),
             tokenPrefix: String(token.prefix(10)), createdAt: Date(), revokedAt: nil)
-        try writer.write { db in try record.insert(db) }
+        try write { db in try record.insert(db) }
         logger.debug("api key created", metadata: ["key.id": "\(record.id!)", "key.scope": "\(scope.rawValue)"])
         return CreatedAPIKey(key: record.info, token: token)
     }
@@ -92,7 +92,7 @@ extension FingerprintStore {
 
     /// Revokes a key by id; revoking twice is an error.
     public func revokeKey(id: Int64) throws -> APIKeyInfo {
-        try writer.write { db in
+        try write { db in
             guard var record = try APIKeyRecord.fetchOne(db, key: id) else {
                 throw StoreError.invalidInput("there is no API key \(id)")
             }

@@ -52,7 +52,8 @@ public struct ExportedFingerprint: Codable, Hashable, Sendable {
                     throw DecodingError.dataCorruptedError(
                         forKey: .recordedAt, in: container, debugDescription: "'\(text)' is not an ISO 8601 date such as 2026-11-23T10:00:00.000Z")
                 }
-                recordedAt = date.timeIntervalSince1970
+                // Snapped to the millisecond the text says, as the database stores it.
+                recordedAt = (date.timeIntervalSince1970 * 1000).rounded() / 1000
             }
         }
 
@@ -62,10 +63,20 @@ public struct ExportedFingerprint: Codable, Hashable, Sendable {
             try container.encode(device, forKey: .device)
             try container.encodeIfPresent(sourceFile, forKey: .sourceFile)
             try container.encode(window, forKey: .window)
-            try container.encode(Date(timeIntervalSince1970: recordedAt).formatted(Self.dateStyle), forKey: .recordedAt)
+            try container.encode(Self.iso8601(milliseconds: recordedAt), forKey: .recordedAt)
         }
 
         static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+        /// `seconds` since the epoch as ISO 8601 with exactly three decimals, rounded (the formatter
+        /// truncates, so 0.123 held as 0.12299999 would come back as .122 and the round trip would drift).
+        static func iso8601(milliseconds seconds: Double) -> String {
+            let milliseconds = Int64((seconds * 1000).rounded())
+            let whole = milliseconds.quotientAndRemainder(dividingBy: 1000)
+            let (second, fraction) = whole.remainder < 0 ? (whole.quotient - 1, whole.remainder + 1000) : whole
+            let text = Date(timeIntervalSince1970: Double(second)).formatted(.iso8601)
+            return String(text.dropLast()) + "." + String(1000 + fraction).dropFirst() + "Z"
+        }
     }
 
     public struct Entry: Codable, Hashable, Sendable {
@@ -141,7 +152,7 @@ extension FingerprintStore {
     /// Adds exported fingerprints to a venue that already has their spots and beacons (import the
     /// export's venue.json first). One transaction; unknown spots or beacons abort it.
     public func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String) throws -> FingerprintImportSummary {
-        try writer.write { db in try importFingerprints(fingerprints, into: venueID, db) }
+        try write { db in try importFingerprints(fingerprints, into: venueID, db) }
     }
 
     /// Imports what `survey export` wrote, venue and fingerprints, in **one** transaction: a failure
@@ -151,7 +162,7 @@ extension FingerprintStore {
     ///   importing twice would double the survey); the errors of ``importVenue(_:)`` and
     ///   ``importFingerprints(_:into:)``.
     public func importExport(venue definition: VenueDefinition, fingerprints: [ExportedFingerprint]) throws -> FingerprintImportSummary {
-        try writer.write { db in
+        try write { db in
             if try VenueRecord.fetchOne(db, key: definition.id) != nil,
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", arguments: [definition.id]) ?? 0 > 0
             {

@@ -94,7 +94,7 @@ extension FingerprintStore {
     public func record(from source: some LabelledSampleSource, into venueID: String, options: RecordOptions) throws -> RecordSummary {
         guard options.windowSize >= 1 else { throw StoreError.invalidInput("the window must hold at least 1 sample") }
         var source = source
-        let summary = try writer.write { db -> RecordSummary in
+        let summary = try write { db -> RecordSummary in
             var recording = try SurveyRecording(store: self, venueID: venueID, options: options, db)
             while let chunk = try source.nextChunk() {
                 try recording.take(chunk)

@@ -244,7 +244,7 @@ extension FingerprintStore {
 
     /// Runs `body` in one write transaction, committed, or rolled back when `dryRun` is set.
     func transaction<T>(dryRun: Bool, _ body: (Database) throws -> T) throws -> T {
-        try writer.writeWithoutTransaction { db in
+        try writeWithoutTransaction { db in
             var result: T?
             try db.inTransaction(.immediate) {
                 result = try body(db)

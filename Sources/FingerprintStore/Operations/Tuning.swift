@@ -28,7 +28,7 @@ extension FingerprintStore {
         encoder.outputFormatting = [.sortedKeys]
         let configuration = String(decoding: try encoder.encode(result.configuration), as: UTF8.self)
         let report = String(decoding: try encoder.encode(result), as: UTF8.self)
-        let stored = try writer.write { db -> StoredTuning in
+        let stored = try write { db -> StoredTuning in
             let current = try revision(of: venueID, db)
             guard current == surveyRevision else {
                 throw StoreError.conflict(

@@ -72,7 +72,7 @@ extension FingerprintStore {
     /// Creates a venue from its definition, or updates it: floors, beacons and spots are added or
     /// updated by their identity; nothing is deleted (fingerprints may refer to it). One transaction.
     public func importVenue(_ definition: VenueDefinition) throws -> VenueImportSummary {
-        let summary = try writer.write { db in try importVenue(definition, db) }
+        let summary = try write { db in try importVenue(definition, db) }
         logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
         return summary
     }

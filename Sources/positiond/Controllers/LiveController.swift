@@ -19,6 +19,9 @@ struct LiveController {
             _ = try catalog.snapshot(for: request, context)  // an unknown venue is a 404 before the upgrade
             let device = request.uri.queryParameters["device"].map(String.init)
             try context.require(device == nil ? .admin : .locate)
+            guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+                throw HTTPError(.upgradeRequired, headers: [.upgrade: "websocket"], message: "this route is a WebSocket: open it with a WebSocket client (Upgrade: websocket)")
+            }
             // The cap on live sockets is enforced after the upgrade, with a close frame (1013, try again
             // later) and the reason: a refused upgrade reaches a browser's WebSocket as a bare failure,
             // whatever its HTTP status, while a close frame carries the reason to the app.
