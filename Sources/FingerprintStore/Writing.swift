@@ -18,6 +18,18 @@ extension FingerprintStore {
         try releasingLogWhenFull { try writer.writeWithoutTransaction(updates) }
     }
 
+    /// Runs `body` in one write transaction, committed, or rolled back when `dryRun` is set.
+    func transaction<T>(dryRun: Bool, _ body: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return dryRun ? .rollback : .commit
+            }
+            return result!
+        }
+    }
+
     private func releasingLogWhenFull<T>(_ body: () throws -> T) throws -> T {
         // Committed frames still in the log are copied into the database first, while there is room: then
         // a transaction that fills the disk leaves only its own frames, which truncation simply drops.

@@ -9,15 +9,15 @@ extension Survey {
         static let configuration = CommandConfiguration(
             abstract: "Measure positioning errors of a venue's survey against a test walk, or by cross-validation.",
             discussion: """
-                With --test, every window of --window consecutive samples of the walk is located and compared with
-                its ground truth (--replay runs the walk through the tracker instead, sample by sample, as the
-                daemon would). With --cross-validate, each spot's fingerprints are located among the other spots
+                With --test, every window of --window consecutive samples of the walk is located and compared with \
+                its ground truth (--replay runs the walk through the tracker instead, sample by sample, as the \
+                daemon would). With --cross-validate, each spot's fingerprints are located among the other spots \
                 only (leave-one-spot-out), so a survey can be judged without a separate walk.
 
-                --compare knn also runs the simplest fingerprinting, k nearest neighbours on raw RSSI (missing
-                beacons at -105 dBm, the mean of the k nearest survey fingerprints' spots, every k from 1 to 20
-                and the best one kept), on the same survey and the same queries (single scans with --replay),
-                and prints both with the ratio matcher / k-NN. Record the survey with --window 1 for the usual
+                --compare knn also runs the simplest fingerprinting, k nearest neighbours on raw RSSI (missing \
+                beacons at -105 dBm, the mean of the k nearest survey fingerprints' spots, every k from 1 to 20 \
+                and the best one kept), on the same survey and the same queries (single scans with --replay), \
+                and prints both with the ratio matcher / k-NN. Record the survey with --window 1 for the usual \
                 baseline: one reference per scan.
                 """)
 

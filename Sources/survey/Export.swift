@@ -9,9 +9,9 @@ extension Survey {
         static let configuration = CommandConfiguration(
             abstract: "Write a venue's definition and fingerprints to a directory (venue.json, fingerprints.jsonl).",
             discussion: """
-                venue.json is the definition format, with retired beacons marked "status": "retired".
-                fingerprints.jsonl holds one stored fingerprint a line: spot, device, time, samples, its survey
-                session and its per-beacon entries (relative_power, mean_rssi, dispersion, visibility). 'survey
+                venue.json is the definition format, with retired beacons marked "status": "retired". \
+                fingerprints.jsonl holds one stored fingerprint a line: spot, device, time, samples, its survey \
+                session and its per-beacon entries (relative_power, mean_rssi, dispersion, visibility). 'survey \
                 import DIR' into a fresh database reproduces every value.
                 """)
 

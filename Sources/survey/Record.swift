@@ -8,8 +8,8 @@ extension Survey {
         static let configuration = CommandConfiguration(
             abstract: "Record a survey log (JSON Lines) into a venue's fingerprints, in one transaction.",
             discussion: """
-                Consecutive samples of one device at one spot are grouped into windows of --window samples, one
-                fingerprint each. Spots missing from the venue are created from the lines' coordinates. A
+                Consecutive samples of one device at one spot are grouped into windows of --window samples, one \
+                fingerprint each. Spots missing from the venue are created from the lines' coordinates. A \
                 malformed line stops the command with FILE:LINE and nothing written, unless --skip-bad. The default                 window of 1 stores every scan, so that 'survey tune' can choose how many to merge per venue. At the                 end the venue is tuned ('survey tune') unless --no-tune.
                 """)
 

@@ -10,13 +10,13 @@ extension Survey {
             commandName: "replace-beacon",
             abstract: "Replace a failed beacon by a new one, or remove it, without resurveying; list or undo replacements.",
             discussion: """
-                --old X --new Y: the new beacon inherits the old one's survey entries; with --calibration, a short walk
-                with ground truth at a few surveyed spots in which the new beacon is live, their mean RSSI is shifted
-                by the estimated offset (median over the spots of the new beacon's level against the other beacons,
-                minus the old one's). A calibration with fewer than 3 spots of evidence or a spread above 4 dB is
-                refused unless --force. --remove --old X retires a beacon with no successor. --list shows the audit
-                trail; --undo N reverses replacement N exactly. Each is one transaction; --dry-run writes nothing.
-                A running positiond picks the change up within seconds (the venue revision increases). A replacement,                 removal or undo re-tunes the venue ('survey tune') unless --no-tune.
+                --old X --new Y: the new beacon inherits the old one's survey entries; with --calibration, a short walk \
+                with ground truth at a few surveyed spots in which the new beacon is live, their mean RSSI is shifted \
+                by the estimated offset (median over the spots of the new beacon's level against the other beacons, \
+                minus the old one's). A calibration with fewer than 3 spots of evidence or a spread above 4 dB is \
+                refused unless --force. --remove --old X retires a beacon with no successor. --list shows the audit \
+                trail; --undo N reverses replacement N exactly. Each is one transaction; --dry-run writes nothing. \
+                A running positiond picks the change up within seconds (the venue revision increases). A replacement, removal or undo re-tunes the venue ('survey tune') unless --no-tune.
                 """)
 
         @OptionGroup var store: StoreOptions

@@ -8,9 +8,9 @@ extension Survey {
         static let configuration = CommandConfiguration(
             abstract: "Generate the demo venue with a propagation simulator: venue.json, survey.jsonl, walk.jsonl, locate-request.json.",
             discussion: """
-                Log-distance path loss (n = 2.2, -59 dBm at 1 m) with spatially smooth shadowing (3 dB), per-sample
-                noise (2.5 dB), interior walls (4-10 dB), 18 dB per floor, the user's body (up to 6 dB), per-device
-                gain offsets, missed weak readings and 1% of readings reported as 0. The same seed writes the same
+                Log-distance path loss (n = 2.2, -59 dBm at 1 m) with spatially smooth shadowing (3 dB), per-sample \
+                noise (2.5 dB), interior walls (4-10 dB), 18 dB per floor, the user's body (up to 6 dB), per-device \
+                gain offsets, missed weak readings and 1% of readings reported as 0. The same seed writes the same \
                 bytes.
                 """)
 

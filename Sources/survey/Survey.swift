@@ -7,7 +7,7 @@ struct Survey: AsyncParsableCommand {
         commandName: "survey",
         abstract: "Build, check and maintain beaconfix's fingerprint survey (one SQLite file).",
         discussion: """
-            Typical session: import a venue definition, record the survey walk, evaluate it, then serve it
+            Typical session: import a venue definition, record the survey walk, evaluate it, then serve it \
             with positiond:
 
               survey venue import venues/demo-hall/venue.json
@@ -15,7 +15,7 @@ struct Survey: AsyncParsableCommand {
               survey evaluate --venue demo-hall --test venues/demo-hall/walk.jsonl
             """,
         subcommands: [
-            VenueCommand.self, Record.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
-            ReplaceBeacon.self, Tune.self, Simulate.self, KeyCommand.self,
+            Venue.self, Record.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
+            ReplaceBeacon.self, Tune.self, Simulate.self, Key.self,
         ])
 }

@@ -58,6 +58,25 @@ struct StoreTests {
             == FingerprintStore.knownMigrations.count + 1)
     }
 
+    @Test("a stored key scope this build does not know is an error that names it, never a guess")
+    func unknownStoredScope() throws {
+        // Given a key whose stored scope was written by something else
+        let store = try FingerprintStore.inMemory()
+        _ = try store.createKey(name: "app", scope: .locate)
+        // (the schema's CHECK refuses it; another tool could have turned checks off, as here)
+        try store.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON; UPDATE apiKey SET scope = 'superuser'; PRAGMA ignore_check_constraints = OFF")
+        }
+        // When the keys are read
+        // Then the read fails and says what it could not read (it used to become 'locate' silently)
+        do {
+            _ = try store.keys()
+            Issue.record("an unknown scope must not be read as a known one")
+        } catch {
+            #expect("\(error)".contains("superuser"), "\(error)")
+        }
+    }
+
     @Test("importing a venue creates it; importing it again changes nothing; a change bumps the revision")
     func venueImportAndRevisions() throws {
         let store = try FingerprintStore.inMemory()

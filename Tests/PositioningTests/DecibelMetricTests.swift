@@ -60,7 +60,7 @@ struct DecibelMetricTests {
     @Test("bulk distances agree with the plain definition on random fingerprints", arguments: metrics.indices)
     func bulkAgreesWithSparse(index: Int) throws {
         let metric = Self.metrics[index]
-        var generator = SplitMix64(seed: 7 &+ UInt64(index))
+        var generator = SeededGenerator(seed: 7 &+ UInt64(index))
         for trial in 0..<4 {
             // Given a random map of 300 fingerprints (not a multiple of the 8-row block) over up to 24
             // beacons, some readings at or below the floor
@@ -178,7 +178,7 @@ struct DecibelMetricTests {
 
     @Test("a map in relative powers is laid out and matched exactly as before")
     func relativePowerUnchanged() throws {
-        var generator = SplitMix64(seed: 99)
+        var generator = SeededGenerator(seed: 99)
         let spots = (0..<10).map { Spot(name: "s\($0)", x: Double($0), y: 0, floor: 0) }
         let references = (0..<100).map { (spot: $0 / 10, fingerprint: randomFingerprint(beacons: 12, using: &generator)) }
         // Given the same survey as a map built the old way and one built with `.relativePower` explicitly
@@ -248,10 +248,10 @@ struct DecibelMetricTests {
     }
 
     /// Readings between -105 and -40 dBm on about half the beacons (at least one).
-    private func randomFingerprint(beacons: Int, using generator: inout SplitMix64) -> Fingerprint {
+    private func randomFingerprint(beacons: Int, using generator: inout SeededGenerator) -> Fingerprint {
         var readings: [UInt16: Double] = [:]
-        for minor in 0..<beacons where generator.nextDouble() < 0.55 {
-            readings[UInt16(minor)] = -105 + 65 * generator.nextDouble()
+        for minor in 0..<beacons where generator.unit() < 0.55 {
+            readings[UInt16(minor)] = -105 + 65 * generator.unit()
         }
         if readings.isEmpty { readings[UInt16(generator.next() % UInt64(beacons))] = -70 }
         return Fixtures.fingerprint(rssi: readings)

@@ -75,7 +75,7 @@ struct MetricTests {
     @Test("the dense (and BLAS) path agrees with the plain definition to a relative 1e-4 on random maps", arguments: metrics.indices)
     func denseAgreesWithReference(index: Int) throws {
         let metric = Self.metrics[index]
-        var generator = SplitMix64(seed: 42 &+ UInt64(index))
+        var generator = SeededGenerator(seed: 42 &+ UInt64(index))
         for trial in 0..<5 {
             // Given a random map of 300 fingerprints over up to 24 beacons, with many gaps
             let beaconCount = 4 + trial * 5
@@ -134,26 +134,12 @@ struct MetricTests {
         }
     }
 
-    private func randomFingerprint(beacons: Int, using generator: inout SplitMix64) -> Fingerprint {
+    private func randomFingerprint(beacons: Int, using generator: inout SeededGenerator) -> Fingerprint {
         var powers: [UInt16: Float] = [:]
-        for minor in 0..<beacons where generator.nextDouble() < 0.55 {
-            powers[UInt16(minor)] = Float(generator.nextDouble())
+        for minor in 0..<beacons where generator.unit() < 0.55 {
+            powers[UInt16(minor)] = Float(generator.unit())
         }
         if powers.isEmpty { powers[UInt16(generator.next() % UInt64(beacons))] = 1 }
         return Fixtures.fingerprint(powers)
     }
-}
-
-/// A small deterministic generator so random tests reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

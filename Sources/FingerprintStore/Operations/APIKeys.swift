@@ -37,7 +37,7 @@ struct APIKeyRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "apiKey"
     var id: Int64?
     var name: String
-    var scope: String
+    var scope: APIKeyScope
     var tokenHash: String
     var tokenPrefix: String
     var createdAt: Date
@@ -49,7 +49,7 @@ struct APIKeyRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
     var info: APIKeyInfo {
         APIKeyInfo(
-            id: id!, name: name, scope: APIKeyScope(rawValue: scope) ?? .locate, prefix: tokenPrefix, createdAt: createdAt,
+            id: id!, name: name, scope: scope, prefix: tokenPrefix, createdAt: createdAt,
             revokedAt: revokedAt)
     }
 }
@@ -78,7 +78,7 @@ extension FingerprintStore {
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
         var record = APIKeyRecord(
-            id: nil, name: name, scope: scope.rawValue, tokenHash: Self.hash(token: token),
+            id: nil, name: name, scope: scope, tokenHash: Self.hash(token: token),
             tokenPrefix: String(token.prefix(10)), createdAt: Date(), revokedAt: nil)
         try write { db in try record.insert(db) }
         logger.debug("api key created", metadata: ["key.id": "\(record.id!)", "key.scope": "\(scope.rawValue)"])
@@ -112,7 +112,7 @@ extension FingerprintStore {
     private static func activeKeyHashes(_ db: Database) throws -> [String: APIKeyScope] {
         var keys: [String: APIKeyScope] = [:]
         for record in try APIKeyRecord.filter(Column("revokedAt") == nil).fetchAll(db) {
-            keys[record.tokenHash] = APIKeyScope(rawValue: record.scope)
+            keys[record.tokenHash] = record.scope
         }
         return keys
     }

@@ -107,10 +107,14 @@ extension FingerprintStore {
 
             for beacon in definition.beacons {
                 let identity = try beacon.identity()
+                // `problems()` checked the name; a status this build does not know is an error, never a default.
+                guard let status = BeaconStatus(rawValue: beacon.status ?? BeaconStatus.active.rawValue) else {
+                    throw StoreError.invalidVenue(problems: ["beacon \(identity) has status '\(beacon.status ?? "")'; expected active or retired"])
+                }
                 var record = BeaconRecord(
                     id: nil, venueId: venue.id, uuid: identity.uuid.uuidString, major: Int(identity.major),
                     minor: Int(identity.minor), label: beacon.label, x: beacon.x, y: beacon.y, floor: beacon.floor,
-                    measuredPower: beacon.measuredPower, status: BeaconStatus(rawValue: beacon.status ?? "active") ?? .active)
+                    measuredPower: beacon.measuredPower, status: status)
                 if let existing = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venue.id)
                     .filter(BeaconRecord.matching(identity)).fetchOne(db)
                 {

@@ -140,4 +140,8 @@ extension BeaconRecord {
 }
 
 import Positioning
+// Closed sets are stored by name; a name this build does not know fails the read with an error that
+// says so, never a guess.
 extension BeaconStatus: DatabaseValueConvertible {}
+extension APIKeyScope: DatabaseValueConvertible {}
+extension BeaconReplacement.Kind: DatabaseValueConvertible {}

@@ -138,11 +138,9 @@ public struct ReplacementCalibration: Sendable, Hashable {
         return SpotEvidence(spot: spot, kind: kind, difference: difference, commonBeacons: common.count)
     }
 
+    /// The median, as every figure of beaconfix computes it (``ErrorStatistics/percentile(_:of:)``).
     static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        values.isEmpty ? nil : ErrorStatistics.percentile(50, of: values.sorted())
     }
 
     static func rounded(_ value: Double) -> String { String(Double((value * 10).rounded()) / 10) }

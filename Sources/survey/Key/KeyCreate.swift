@@ -1,8 +1,8 @@
 import ArgumentParser
 import FingerprintStore
 
-extension KeyCommand {
-    struct KeyCreate: AsyncParsableCommand {
+extension Survey.Key {
+    struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Create a key and print its token (shown once; only its hash is stored).")
 

@@ -2,8 +2,8 @@ import ArgumentParser
 import FingerprintStore
 import Foundation
 
-extension KeyCommand {
-    struct KeyList: AsyncParsableCommand {
+extension Survey.Key {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the API keys (never their tokens).")
 
         @OptionGroup var store: StoreOptions

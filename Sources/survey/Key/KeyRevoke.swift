@@ -1,8 +1,8 @@
 import ArgumentParser
 import FingerprintStore
 
-extension KeyCommand {
-    struct KeyRevoke: AsyncParsableCommand {
+extension Survey.Key {
+    struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke an API key by id.")
 
         @OptionGroup var store: StoreOptions

@@ -1,9 +1,11 @@
 import ArgumentParser
 
-/// `survey venue ...`: venue definitions.
-struct VenueCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "venue",
-        abstract: "Import, list and show venues.",
-        subcommands: [VenueImport.self, VenueList.self, VenueShow.self])
+extension Survey {
+    /// `survey venue`: venue definitions.
+    struct Venue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "venue",
+            abstract: "Import, list and show venues.",
+            subcommands: [Import.self, List.self, Show.self])
+    }
 }

@@ -3,9 +3,9 @@ import FingerprintStore
 import Foundation
 import Positioning
 
-extension VenueCommand {
+extension Survey.Venue {
     /// `survey venue import FILE`: create or update a venue from venue.json.
-    struct VenueImport: AsyncParsableCommand {
+    struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
             abstract: "Create or update a venue from its definition (venue.json).",

@@ -1,9 +1,9 @@
 import ArgumentParser
 import FingerprintStore
 
-extension VenueCommand {
+extension Survey.Venue {
     /// `survey venue list`.
-    struct VenueList: AsyncParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the venues of the database.")
 
         @OptionGroup var store: StoreOptions

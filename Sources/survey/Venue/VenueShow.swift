@@ -1,9 +1,9 @@
 import ArgumentParser
 import FingerprintStore
 
-extension VenueCommand {
+extension Survey.Venue {
     /// `survey venue show V`.
-    struct VenueShow: AsyncParsableCommand {
+    struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show", abstract: "Show a venue: floors, beacons (active and retired), spots, revision.")
 

@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+public import Positioning
+
+extension FingerprintStore {
+    /// Builds fingerprints from a survey log and stores them, all in one transaction.
+    ///
+    /// - Parameter samples: the log's samples with their ground truth, in file order.
+    /// - Throws: ``StoreError/unknownVenue(_:)``; nothing is written on any error.
+    public func record(_ samples: [LabelledSample], into venueID: String, options: RecordOptions) throws -> RecordSummary {
+        try record(from: LabelledSampleArray(samples: samples), into: venueID, options: options)
+    }
+
+    /// Builds fingerprints from a survey log read a chunk at a time and stores them, all in one
+    /// transaction: the windows and fingerprints are exactly those of the whole log at once.
+    ///
+    /// - Throws: ``StoreError/unknownVenue(_:)``, or what `source` throws; nothing is written on any error.
+    public func record(from source: some LabelledSampleSource, into venueID: String, options: RecordOptions) throws -> RecordSummary {
+        guard options.windowSize >= 1 else { throw StoreError.invalidInput("the window must hold at least 1 sample") }
+        var source = source
+        let summary = try write { db -> RecordSummary in
+            var recording = try SurveyRecording(store: self, venueID: venueID, options: options, db)
+            while let chunk = try source.nextChunk() {
+                try recording.take(chunk)
+            }
+            return try recording.finish()
+        }
+        logger.debug(
+            "survey recorded",
+            metadata: ["venue.id": "\(venueID)", "fingerprints": "\(summary.fingerprints)", "venue.revision": "\(summary.revision)"])
+        return summary
+    }
+
+    /// Active beacons of a venue by identity, with their row ids.
+    func beaconIndex(_ venueID: String, _ db: Database, includeRetired: Bool = false) throws -> [BeaconID: Int64] {
+        var request = BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
+        if !includeRetired { request = request.filter(BeaconRecord.Columns.status == BeaconStatus.active.rawValue) }
+        var index: [BeaconID: Int64] = [:]
+        for row in try request.fetchAll(db) { index[try row.identity] = row.id! }
+        return index
+    }
+}

@@ -1,0 +1,41 @@
+import GRDB
+import Positioning
+
+extension FingerprintStore {
+    /// Fingerprint counts and median beacons per fingerprint, per spot of the venue.
+    /// - Parameters:
+    ///   - firstNew: only fingerprints with a smaller id are read from the database (all when nil);
+    ///   - recent: beacon counts of fingerprints the caller has just written, per spot name. Every
+    ///     beacon of a fingerprint being recorded is active, so they count as they are.
+    func spotCoverage(
+        _ venueID: String, _ db: Database, before firstNew: Int64? = nil, adding recent: [String: [Int]] = [:]
+    ) throws -> [RecordSummary.SpotCoverage] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT s.name AS spot, f.id AS fingerprint,
+              (SELECT COUNT(*) FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
+               WHERE e.fingerprintId = f.id AND b.status = 'active') AS beacons
+            FROM spot s LEFT JOIN fingerprint f ON f.spotId = s.id AND f.id < ?
+            WHERE s.venueId = ? ORDER BY s.id
+            """, arguments: [firstNew ?? Int64.max, venueID])
+        var order: [String] = []
+        var beaconsPerFingerprint: [String: [Int]] = [:]
+        for row in rows {
+            let spot: String = row["spot"]
+            if beaconsPerFingerprint[spot] == nil {
+                order.append(spot)
+                beaconsPerFingerprint[spot] = recent[spot] ?? []
+            }
+            if let _: Int64 = row["fingerprint"] { beaconsPerFingerprint[spot]!.append(row["beacons"]) }
+        }
+        return order.map { spot in
+            let counts = beaconsPerFingerprint[spot]!.sorted()
+            return RecordSummary.SpotCoverage(
+                spot: spot, added: 0, total: counts.count, medianBeacons: counts.isEmpty ? 0 : counts[counts.count / 2])
+        }
+    }
+}
+
+extension RecordSummary.SpotCoverage {
+    /// Fewer than 3 fingerprints, or fingerprints that typically see fewer than 3 beacons.
+    public var needsRevisit: Bool { total < 3 || medianBeacons < 3 }
+}

@@ -1,0 +1,87 @@
+public import Foundation
+import GRDB
+public import Positioning
+
+/// One replacement or removal, as the audit trail keeps it.
+public struct BeaconReplacement: Hashable, Sendable, Codable {
+    /// Stored by name in `beaconReplacement.kind`; an unknown stored name fails the read.
+    public enum Kind: String, Hashable, Sendable, Codable {
+        /// The old beacon's survey entries were handed to a new beacon.
+        case replace
+        /// The old beacon was retired with no successor.
+        case remove
+    }
+
+    /// Nil for a dry run.
+    public var id: Int64?
+    public var venue: String
+    public var kind: Kind
+    public var old: String
+    public var new: String?
+    public var `operator`: String?
+    public var performedAt: Date
+    /// dB added to the inherited mean RSSIs (0 without calibration).
+    public var offset: Double?
+    /// The calibration's estimate and evidence, when one was given.
+    public var calibration: ReplacementCalibration.Estimate?
+    /// The replacement went ahead although the calibration was too thin (`--force`).
+    public var forced: Bool
+    /// Fingerprint entries the new beacon inherited.
+    public var entriesInherited: Int
+    public var undoneAt: Date?
+    public var dryRun: Bool
+    /// The venue's revision before and after (equal for a dry run).
+    public var revisionBefore: Int
+    public var revisionAfter: Int
+}
+
+/// What to do with a failed beacon.
+public struct ReplacementRequest: Sendable {
+    public var venue: String
+    public var old: BeaconID
+    /// Nil removes the old beacon without a successor.
+    public var new: BeaconID?
+    /// A short walk with ground truth at surveyed spots, in which the new beacon is live.
+    public var calibration: [LabelledSample]?
+    public var `operator`: String?
+    /// Go ahead even when the calibration is too thin to trust.
+    public var force: Bool
+    /// Compute and report everything, write nothing.
+    public var dryRun: Bool
+
+    public init(
+        venue: String, old: BeaconID, new: BeaconID?, calibration: [LabelledSample]? = nil, operator: String? = nil,
+        force: Bool = false, dryRun: Bool = false
+    ) {
+        self.venue = venue
+        self.old = old
+        self.new = new
+        self.calibration = calibration
+        self.operator = `operator`
+        self.force = force
+        self.dryRun = dryRun
+    }
+}
+
+struct BeaconReplacementRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "beaconReplacement"
+    var id: Int64?
+    var venueId: String
+    var kind: BeaconReplacement.Kind
+    var oldBeaconId: Int64
+    var newBeaconId: Int64?
+    var newBeaconCreated: Bool
+    var newBeaconPreviousStatus: BeaconStatus?
+    var `operator`: String?
+    var performedAt: Date
+    var offsetDB: Double?
+    var calibrationSpots: Int?
+    var calibrationSpread: Double?
+    var calibrationSummary: String?
+    var forced: Bool
+    var undoneAt: Date?
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

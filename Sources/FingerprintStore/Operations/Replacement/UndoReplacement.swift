@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import Positioning
+
+extension FingerprintStore {
+    /// The venue's replacements and removals, newest first.
+    public func replacements(of venueID: String) throws -> [BeaconReplacement] {
+        try writer.read { db in
+            try venueRecord(venueID, db)
+            return try BeaconReplacementRecord.filter(Column("venueId") == venueID).order(Column("id").desc).fetchAll(db)
+                .map { try replacement($0, db) }
+        }
+    }
+
+    /// Reverses replacement `id` exactly: the inherited entries are deleted, the old beacon is active again,
+    /// the new beacon is deleted (or gets its former status back), and the revision increases again.
+    public func undoReplacement(_ id: Int64, venue venueID: String, dryRun: Bool = false) throws -> BeaconReplacement {
+        try transaction(dryRun: dryRun) { db in
+            let venue = try venueDetails(venueID, db)
+            guard var record = try BeaconReplacementRecord.fetchOne(db, key: id), record.venueId == venueID else {
+                throw StoreError.invalidInput("venue '\(venueID)' has no replacement \(id)")
+            }
+            guard record.undoneAt == nil else { throw StoreError.conflict("replacement \(id) was already undone") }
+            let involved = [record.oldBeaconId] + (record.newBeaconId.map { [$0] } ?? [])
+            let later = try BeaconReplacementRecord
+                .filter(Column("venueId") == venueID && Column("id") > id && Column("undoneAt") == nil)
+                .fetchAll(db)
+                .filter { involved.contains($0.oldBeaconId) || ($0.newBeaconId.map(involved.contains) ?? false) }
+            if let blocking = later.first {
+                throw StoreError.conflict("replacement \(blocking.id!) came later and involves the same beacons; undo it first")
+            }
+            if let newBeacon = record.newBeaconId {
+                try db.execute(sql: """
+                    DELETE FROM fingerprintEntry WHERE beaconId = ?
+                      AND fingerprintId IN (SELECT fingerprintId FROM replacementEntry WHERE replacementId = ?)
+                    """, arguments: [newBeacon, id])
+                let remaining = try FingerprintEntryRecord.filter(FingerprintEntryRecord.Columns.beaconId == newBeacon).fetchCount(db)
+                if record.newBeaconCreated, remaining == 0 {
+                    // Keep the row while the audit trail points at it, but out of positioning.
+                    try db.execute(sql: "UPDATE beacon SET status = 'retired' WHERE id = ?", arguments: [newBeacon])
+                } else if let previous = record.newBeaconPreviousStatus {
+                    try db.execute(sql: "UPDATE beacon SET status = ? WHERE id = ?", arguments: [previous, newBeacon])
+                }
+            }
+            try db.execute(sql: "UPDATE beacon SET status = 'active' WHERE id = ?", arguments: [record.oldBeaconId])
+            record.undoneAt = Date()
+            try record.update(db)
+            try bumpRevision(of: venueID, db)
+            var report = try replacement(record, db)
+            report.dryRun = dryRun
+            report.revisionBefore = venue.revision
+            report.revisionAfter = dryRun ? venue.revision
+                : try revision(of: venueID, db)
+            return report
+        }
+    }
+
+    /// A stored replacement as the audit trail shows it.
+    func replacement(_ record: BeaconReplacementRecord, _ db: Database) throws -> BeaconReplacement {
+        func identity(_ id: Int64?) throws -> String? {
+            guard let id, let row = try BeaconRecord.fetchOne(db, key: id) else { return nil }
+            return try row.identity.description
+        }
+        let calibration = try record.calibrationSummary.map {
+            try JSONDecoder().decode(ReplacementCalibration.Estimate.self, from: Data($0.utf8))
+        }
+        let inherited = try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM replacementEntry WHERE replacementId = ?", arguments: [record.id]) ?? 0
+        let revision = try revision(of: record.venueId, db)
+        guard let old = try identity(record.oldBeaconId) else {
+            throw StoreError.conflict("replacement \(record.id.map(String.init) ?? "?") names beacon row \(record.oldBeaconId), which no longer exists")
+        }
+        return BeaconReplacement(
+            id: record.id, venue: record.venueId, kind: record.kind,
+            old: old, new: try identity(record.newBeaconId), operator: record.operator,
+            performedAt: record.performedAt, offset: record.offsetDB, calibration: calibration, forced: record.forced,
+            entriesInherited: inherited, undoneAt: record.undoneAt, dryRun: false, revisionBefore: revision,
+            revisionAfter: revision)
+    }
+}
