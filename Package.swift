@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Positioning", targets: ["Positioning"]),
+        .library(name: "ScanFormats", targets: ["ScanFormats"]),
         .library(name: "FingerprintStore", targets: ["FingerprintStore"]),
         .executable(name: "positiond", targets: ["positiond"]),
         .executable(name: "survey", targets: ["survey"]),
@@ -43,10 +44,18 @@ let package = Package(
             dependencies: ["CBLAS"],
             swiftSettings: swiftSettings
         ),
+        // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder),
+        // the simulator that writes them, and the threads they bring: Positioning stays pure maths.
+        .target(
+            name: "ScanFormats",
+            dependencies: ["Positioning"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FingerprintStore",
             dependencies: [
                 "Positioning",
+                "ScanFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's own API, for binding the bulk inserts of `survey record` without boxing each value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -60,6 +69,7 @@ let package = Package(
             dependencies: [
                 "FingerprintStore",
                 "Positioning",
+                "ScanFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -76,6 +86,7 @@ let package = Package(
             dependencies: [
                 "FingerprintStore",
                 "Positioning",
+                "ScanFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -85,18 +96,24 @@ let package = Package(
         .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: swiftSettings),
         .testTarget(
             name: "PositioningTests",
-            dependencies: ["Positioning", .product(name: "PropertyBased", package: "swift-property-based")],
+            // ScanFormats reads the shared datasets the accuracy tests measure.
+            dependencies: ["Positioning", "ScanFormats"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ScanFormatsTests",
+            dependencies: ["ScanFormats", "Positioning", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FingerprintStoreTests",
-            dependencies: ["FingerprintStore", "Positioning", "TestScratch"],
+            dependencies: ["FingerprintStore", "Positioning", "ScanFormats", "TestScratch"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SurveyTests",
             dependencies: [
-                "survey", "FingerprintStore", "Positioning", "TestScratch",
+                "survey", "FingerprintStore", "Positioning", "ScanFormats", "TestScratch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -104,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "PositiondTests",
             dependencies: [
-                "positiond", "FingerprintStore", "Positioning", "TestScratch",
+                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "TestScratch",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             ],

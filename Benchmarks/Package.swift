@@ -14,27 +14,27 @@ let package = Package(
         /// Radio maps of any size from the propagation simulator, shared by the benchmarks and the profiler.
         .target(
             name: "SyntheticVenues",
-            dependencies: [.product(name: "Positioning", package: "beaconfix")]
+            dependencies: [.product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix")]
         ),
         /// A plain loop of locates, to run under `valgrind --tool=callgrind` or `perf record`.
         .executableTarget(
             name: "Profile",
             dependencies: [
-                "SyntheticVenues", .product(name: "Positioning", package: "beaconfix"),
+                "SyntheticVenues", .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
                 .product(name: "FingerprintStore", package: "beaconfix"),
             ]
         ),
         /// Writes the `Tuning` benchmark's survey as venue.json and survey.jsonl, for scripts/tune-timing.sh.
         .executableTarget(
             name: "SyntheticSurvey",
-            dependencies: ["SyntheticVenues", .product(name: "Positioning", package: "beaconfix")]
+            dependencies: ["SyntheticVenues", .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix")]
         ),
         .executableTarget(
             name: "Matcher",
             dependencies: [
                 "SyntheticVenues",
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Positioning", package: "beaconfix"),
+                .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
             ],
             path: "Benchmarks/Matcher",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -43,7 +43,7 @@ let package = Package(
             name: "Store",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Positioning", package: "beaconfix"),
+                .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
                 .product(name: "FingerprintStore", package: "beaconfix"),
             ],
             path: "Benchmarks/Store",
@@ -55,7 +55,7 @@ let package = Package(
             dependencies: [
                 "SyntheticVenues",
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Positioning", package: "beaconfix"),
+                .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
             ],
             path: "Benchmarks/Tuning",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,3 +1,4 @@
+import ScanFormats
 import ArgumentParser
 import Foundation
 import Positioning

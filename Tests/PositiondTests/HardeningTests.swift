@@ -1,3 +1,4 @@
+import ScanFormats
 import FingerprintStore
 import Foundation
 import GRDB

@@ -1,3 +1,4 @@
+import ScanFormats
 import Positioning
 import Testing
 

@@ -1,3 +1,4 @@
+import ScanFormats
 import Foundation
 import Positioning
 import Testing

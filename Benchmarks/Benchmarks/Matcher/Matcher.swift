@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Positioning
+import ScanFormats
 import SyntheticVenues
 
 /// Built once per process, on first use by a benchmark's setup.

@@ -2,6 +2,7 @@ import Benchmark
 import FingerprintStore
 import Foundation
 import Positioning
+import ScanFormats
 
 /// A survey log of `spots` × 10 samples over 32 beacons, as `survey record` reads it, and its venue.
 struct SyntheticLog: Sendable {

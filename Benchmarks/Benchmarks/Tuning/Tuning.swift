@@ -1,5 +1,6 @@
 import Benchmark
 import Positioning
+import ScanFormats
 import SyntheticVenues
 
 /// The survey of the tuning requirement (300 spots, 24 beacons, 80 scans per spot: 24,000 lines), built

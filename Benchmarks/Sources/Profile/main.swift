@@ -5,6 +5,7 @@
 import FingerprintStore
 import Foundation
 import Positioning
+import ScanFormats
 import SyntheticVenues
 
 let arguments = CommandLine.arguments

@@ -1,5 +1,6 @@
 import Foundation
 import Positioning
+import ScanFormats
 import SyntheticVenues
 
 // Writes DIR/venue.json and DIR/survey.jsonl: the survey the `Tuning` benchmark tunes (GridSurvey: 24

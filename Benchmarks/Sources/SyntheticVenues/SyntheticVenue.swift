@@ -1,4 +1,5 @@
 public import Positioning
+import ScanFormats
 
 /// A synthetic venue from the propagation simulator: `fingerprints` reference fingerprints of one sample
 /// each over 32 beacons (10 per spot), and queries sampled between the spots.

@@ -1,3 +1,4 @@
+public import ScanFormats
 import Foundation
 import GRDB
 public import Positioning

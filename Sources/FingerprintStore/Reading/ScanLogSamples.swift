@@ -1,3 +1,4 @@
+public import ScanFormats
 import Dispatch
 public import Foundation
 public import Positioning

@@ -1,3 +1,4 @@
+import ScanFormats
 import ArgumentParser
 import FingerprintStore
 import Foundation

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Positioning
+@testable import ScanFormats
+import Positioning
 import Testing
 
 @Suite("Scan-log decoding: the fast path agrees with JSONDecoder")

@@ -1,3 +1,4 @@
+public import Positioning
 /// What a sample may hold before anything uses it: the same rules for survey and test lines
 /// (`survey record`, `survey evaluate`) and for positiond's request bodies.
 ///

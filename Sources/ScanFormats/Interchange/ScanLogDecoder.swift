@@ -1,3 +1,4 @@
+public import Positioning
 public import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+public import Positioning
 import Foundation
 
 extension FingerprintBuilder {

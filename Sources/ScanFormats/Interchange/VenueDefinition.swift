@@ -1,3 +1,4 @@
+public import Positioning
 /// A venue's definition: the `venue.json` interchange format.
 ///
 /// ```json

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Positioning
+@testable import ScanFormats
+import Positioning
 import PropertyBased
 import Synchronization
 import Testing

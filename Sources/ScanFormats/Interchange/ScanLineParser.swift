@@ -1,3 +1,4 @@
+public import Positioning
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,4 @@
+public import Positioning
 /// A straight wall on one floor that attenuates signals crossing it.
 public struct Wall: Hashable, Sendable {
     public var floor: Int

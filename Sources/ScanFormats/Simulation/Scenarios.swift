@@ -1,3 +1,4 @@
+public import Positioning
 /// Where a simulated phone stands for a while.
 public struct SimulatedStop: Hashable, Sendable {
     public var name: String
