@@ -265,6 +265,9 @@ public struct ScanLineParser {
             guard index > fraction else { return nil }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            // Foundation's JSON parser refuses some exponents of a bare 0 (`0e5`, though it takes `0e10`): the
+            // fast path leaves every `0e…` and `-0e…` to it rather than guess.
+            if index - digits == 1, bytes[digits] == UInt8(ascii: "0") { return nil }
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             let exponent = index
