@@ -29,6 +29,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The HTTP contract, spec-first: Sources/positiond/openapi.yaml generates positiond's types and server
+        // protocol at build time, served on the Hummingbird router.
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        // Reads openapi.yaml once at start-up to serve it as /openapi.json.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // Property-based tests: the fast parser is fuzzed against JSONDecoder.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -78,8 +85,15 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Yams", package: "Yams"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: [
+                .plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator"),
+                .plugin(name: "EmbedOpenAPIDocument"),
+            ]
         ),
         .executableTarget(
             name: "survey",
@@ -92,6 +106,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Compiles positiond's openapi.yaml into it, so the binary serves the document it was generated from.
+        .plugin(name: "EmbedOpenAPIDocument", capability: .buildTool(), dependencies: ["EmbedText"]),
+        .executableTarget(name: "EmbedText", path: "Plugins/EmbedText"),
         // Scratch folders the test targets share, removed when the test process exits.
         .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: swiftSettings),
         .testTarget(
@@ -124,6 +141,7 @@ let package = Package(
                 "positiond", "FingerprintStore", "Positioning", "ScanFormats", "TestScratch",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,8 @@
 -- wrk script for scripts/loadtest.sh. Environment:
 --   MODE   locate | samples | trivial
---   WALK   path of a scan log (JSON Lines) whose lines become request bodies, 5 consecutive lines each
+--   WALK   path of a scan log (JSON Lines) whose lines become request bodies
+--   PER    samples per body: consecutive lines of the walk (5 for a stateless locate; 1 for tracked
+--          samples, which is what a phone posts each second)
 --   VENUE  venue id
 local mode = os.getenv("MODE") or "locate"
 local venue = os.getenv("VENUE") or "demo-hall"
@@ -17,8 +19,9 @@ function init(args)
       table.insert(lines, line)
     end
   end
-  for i = 1, #lines - 4, 5 do
-    table.insert(bodies, '{"samples": [' .. table.concat(lines, ",", i, i + 4) .. ']}')
+  local per = tonumber(os.getenv("PER") or "5")
+  for i = 1, #lines - per + 1, per do
+    table.insert(bodies, '{"samples": [' .. table.concat(lines, ",", i, i + per - 1) .. ']}')
   end
   counter = math.random(1, 100000)
 end
@@ -31,7 +34,7 @@ function request()
   local body = bodies[(counter % #bodies) + 1]
   local headers = { ["Content-Type"] = "application/json" }
   if mode == "samples" then
-    -- 1,000 distinct phones, each posting its window of samples
+    -- 1,000 distinct phones, each posting its latest samples
     local path = string.format("/v1/venues/%s/devices/phone-%d/samples", venue, counter % 1000)
     return wrk.format("POST", path, headers, body)
   end

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Load test of positiond on the demo venue: stateless locates, tracked samples of 1,000 phones, and a
-# trivial route of the same server in the same run. Prints req/s, p50 and p99 latency, and the ratio
-# locate / trivial. Needs wrk (apt-get install wrk). Usage: scripts/loadtest.sh [seconds] [connections] [rounds]
+# Load test of positiond on the demo venue: stateless locates (5 samples a request), tracked samples of
+# 1,000 phones (1 sample a request, what a phone posts each second), and a trivial route of the same server
+# in the same run. Prints req/s, p50 and p99 latency, and the ratios locate / trivial and samples / trivial.
+# Needs wrk (apt-get install wrk). Usage: scripts/loadtest.sh [seconds] [connections] [rounds]
+# BIN=folder measures the positiond and survey of that folder instead of building them (`make release`'s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-10}
@@ -10,15 +12,17 @@ ROUNDS=${3:-3}
 PORT=${PORT:-18080}
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
 
-swift build -c release --product positiond >/dev/null
-swift build -c release --product survey >/dev/null
+if [ -z "${BIN:-}" ]; then
+  make release >/dev/null  # the flags make run and make test use: one build for all three
+  BIN=.build/release
+fi
 work=$(mktemp -d)
 db="$work/loadtest.sqlite"
-.build/release/survey venue import --db "$db" venues/demo-hall/venue.json >/dev/null
-.build/release/survey record --db "$db" --venue demo-hall venues/demo-hall/survey.jsonl >/dev/null
+"$BIN/survey" venue import --db "$db" venues/demo-hall/venue.json >/dev/null
+"$BIN/survey" record --db "$db" --venue demo-hall venues/demo-hall/survey.jsonl >/dev/null
 
 # Started here, stopped here, by PID. Logs at warning: per-request info lines would measure the terminal.
-POSITIOND_LOG_LEVEL=warning .build/release/positiond --db "$db" --port "$PORT" --devices-max 100000 >"$work/positiond.log" 2>&1 &
+POSITIOND_LOG_LEVEL=warning "$BIN/positiond" --db "$db" --port "$PORT" --devices-max 100000 >"$work/positiond.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
@@ -27,7 +31,9 @@ for _ in $(seq 1 100); do
 done
 
 run() {
-  MODE=$1 WALK=venues/demo-hall/walk.jsonl VENUE=demo-hall \
+  local per=5
+  [ "$1" = samples ] && per=1
+  MODE=$1 PER=$per WALK=venues/demo-hall/walk.jsonl VENUE=demo-hall \
     wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/loadtest.lua "http://127.0.0.1:$PORT" | grep '^RESULT'
 }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); positiond and wrk share them"

@@ -19,17 +19,14 @@ struct AppRequestContext: RequestContext, WebSocketRequestContext {
         coreContext = .init(source: source)
         webSocket = .init()
     }
-
-    /// JSON in snake_case, ISO 8601 dates: the API's conventions.
-    var responseEncoder: JSONEncoder { APIJSON.encoder }
-    var requestDecoder: JSONDecoder { APIJSON.decoder }
 }
 
-/// The API's JSON conventions, shared by routes, live messages and tests.
+/// The API's JSON conventions for what the daemon encodes outside the generated server (live messages,
+/// the fast routes' fallback decoding): the generated types name their own keys; dates are ISO 8601,
+/// keys sorted, as the generated server writes them (``PositiondAPI/configuration``).
 enum APIJSON {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
@@ -37,8 +34,17 @@ enum APIJSON {
 
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }()
+}
+
+extension Request {
+    /// The path parameter `name`, which the router guarantees.
+    func parameter(_ name: String, _ context: AppRequestContext) throws -> String {
+        guard let value = context.parameters.get(name) else {
+            throw HTTPError(.badRequest, message: "missing path parameter '\(name)'")
+        }
+        return value
+    }
 }

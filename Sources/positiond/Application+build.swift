@@ -37,12 +37,12 @@ func buildApplication(
     router.middlewares.add(RequestIDMiddleware())
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(AccessLogMiddleware(.info))
-    HealthController(store: store, catalog: catalog, metrics: metrics).register(on: router)
-
-    let v1 = router.group("v1/venues").add(middleware: AuthenticationMiddleware(keys: keys))
-    v1.addRoutes(VenueController(store: store, catalog: catalog, parser: parser).endpoints)
-    v1.addRoutes(DeviceController(catalog: catalog, devices: devices, hub: hub, parser: parser).endpoints)
-    LiveController(catalog: catalog, hub: hub).register(on: v1)
+    let authentication = AuthenticationMiddleware(keys: keys)
+    let api = PositiondAPI(
+        store: store, catalog: catalog, devices: devices, hub: hub, parser: parser, metricsRegistry: metrics,
+        document: try APIDocument())
+    try api.register(on: router, authentication: authentication)
+    LiveController(catalog: catalog, hub: hub).register(on: router.group("v1/venues").add(middleware: authentication))
 
     let watcher = RevisionWatcher(
         store: store, catalog: catalog, keys: keys, devices: devices, hub: hub,

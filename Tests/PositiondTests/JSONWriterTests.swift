@@ -7,7 +7,7 @@ import Positioning
 @testable import positiond
 import Testing
 
-@Suite("hand-written JSON of the locate response")
+@Suite("hand-written JSON of the hot answers")
 struct JSONWriterTests {
     static let spots = [
         Spot(name: "a \"quoted\" spot\\", x: 1.5, y: 2, floor: 0, zone: "Zone\nwith newline"),
@@ -28,13 +28,33 @@ struct JSONWriterTests {
         LocationResult(outcome: .unknown(.noCommonBeacon), candidates: [], matchedBeacons: 2, unmappedBeacons: []),
     ]
 
-    @Test("writes exactly the bytes JSONEncoder writes", arguments: 0..<3)
-    func sameBytesAsJSONEncoder(index: Int) throws {
-        let response = LocateResponse(venue: "hall \"1\"", report: LocationReport(Self.results[index], revision: 4), revision: 4)
-        let encoded = try APIJSON.encoder.encode(response)
-        var writer = JSONWriter()
-        writer.object { json in json.reportMembers(LocationReport(Self.results[index], revision: 4), revision: 4, venue: "hall \"1\"") }
-        let written = Data(buffer: writer.buffer)
+    @Test("writes exactly the bytes JSONEncoder writes for the generated Locate", arguments: 0..<3)
+    func locateBytes(index: Int) throws {
+        // Given a generated Locate of an awkward result (quotes, backslashes, newlines, accents, no zone)
+        let locate = Components.Schemas.Locate(venue: "hall \"1\"", result: Self.results[index], revision: 4)
+        // When JSONWriter and JSONEncoder write it
+        let written = Data(buffer: JSONWriter.bytes(of: locate))
+        let encoded = try APIJSON.encoder.encode(locate)
+        // Then the bytes are the same, and they decode back into the same value
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+        #expect(try APIJSON.decoder.decode(Components.Schemas.Locate.self, from: written) == locate)
+    }
+
+    @Test("writes exactly the bytes JSONEncoder writes for the generated Device", arguments: 0..<3)
+    func deviceBytes(index: Int) throws {
+        // Given a generated Device with events, stuck beacons, and with or without a position and zone
+        let position = Components.Schemas.Position(Position(x: 0.1, y: 1e-7, floor: 1, accuracy: 12.75, spot: "b", zone: index == 0 ? "Zé" : nil))
+        let device = Components.Schemas.Device(
+            venue: "v", device: "phone \\ 1", revision: 7, time: 1_795_000_000.25, status: index == 2 ? .unknown : .located,
+            position: index == 2 ? nil : position, zone: index == 0 ? "Zé" : nil,
+            events: index == 0 ? [.init(kind: .exit, zone: "A", time: 1.5), .init(kind: .enter, zone: "Zé", time: 2)] : [],
+            raw: .init(Self.results[index], revision: 7),
+            stuckBeacons: index == 1 ? ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2"] : [], windowSamples: index + 1)
+        // When JSONWriter and JSONEncoder write it
+        let written = Data(buffer: JSONWriter.bytes(of: device))
+        let encoded = try APIJSON.encoder.encode(device)
+        // Then the bytes are the same, and they decode back into the same value
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+        #expect(try APIJSON.decoder.decode(Components.Schemas.Device.self, from: written) == device)
     }
 }

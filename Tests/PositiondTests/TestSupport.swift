@@ -94,8 +94,8 @@ enum TestEnvironment {
 }
 
 extension TestClientProtocol {
-    /// Executes a request and checks the response against /openapi.json: every response of the suite goes
-    /// through here.
+    /// Executes a request and checks the response against openapi.yaml, by decoding its body into the
+    /// generated type the document names (``Contract``): every response of the suite goes through here.
     func call(
         _ method: HTTPRequest.Method, _ uri: String, body: String? = nil, token: String? = nil, headers: HTTPFields = [:],
         sourceLocation: SourceLocation = #_sourceLocation
@@ -104,10 +104,10 @@ extension TestClientProtocol {
         if let token { headers[.authorization] = "Bearer \(token)" }
         if body != nil { headers[.contentType] = "application/json" }
         let response = try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-        let problems = OpenAPIValidator.shared.problems(
+        let problems = try Contract.shared.get().problems(
             method: method.rawValue, path: uri, status: Int(response.status.code), contentType: response.headers[.contentType],
             body: Data(buffer: response.body))
-        #expect(problems.isEmpty, "\(method) \(uri) → \(response.status.code) does not match /openapi.json: \(problems)", sourceLocation: sourceLocation)
+        #expect(problems.isEmpty, "\(method) \(uri) → \(response.status.code) does not match openapi.yaml: \(problems)", sourceLocation: sourceLocation)
         return response
     }
 }

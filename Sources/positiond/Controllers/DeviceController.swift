@@ -4,32 +4,17 @@ import Hummingbird
 import Positioning
 
 /// `/v1/venues/{venue}/devices/{device}`: tracked positioning with smoothing and zone events.
-struct DeviceController {
-    let catalog: VenueCatalog
-    let devices: DeviceRegistry
-    let hub: LiveHub
-    let parser: SampleParser
-    let outcomes = Observability.LocateOutcomes(route: "samples")
-
-    var endpoints: RouteCollection<AppRequestContext> {
-        let routes = RouteCollection(context: AppRequestContext.self)
-        routes.post(":venue/devices/:device/samples", use: samples)
-        routes.get(":venue/devices/:device", use: show)
-        return routes
-    }
-
-    @Sendable func samples(_ request: Request, context: AppRequestContext) async throws -> DeviceResponse {
-        try context.require(.locate)
-        let venue = try catalog.snapshot(for: request, context)
-        let device = try deviceID(request, context)
-        let samples = try await parser.samples(of: request, context: context, device: device)
+extension PositiondAPI {
+    /// Adds `samples` to the track of `device` in `venue`, publishes what changed on the live feed, and
+    /// answers the device's state.
+    func track(_ samples: [Sample], of device: String, in venue: VenueSnapshot) throws -> Components.Schemas.Device {
         let configuration = venue.configuration
         // Refuse a body that says nothing about this venue before it touches the device's state.
         _ = try knownFingerprint(
-            of: samples.map(configuration.builder.cleaner.clean), venue: venue, builder: configuration.builder, outcomes: outcomes)
+            of: samples.map(configuration.builder.cleaner.clean), venue: venue, builder: configuration.builder, outcomes: samplesOutcomes)
 
         let key = DeviceRegistry.Key(venue: venue.details.id, device: device)
-        let ordered = samples.sorted { $0.time < $1.time }  // outside the shard's lock
+        let ordered = samples.count > 1 ? samples.sorted { $0.time < $1.time } : samples  // outside the shard's lock
         let (update, zone, events) = try devices.withTracker(key, configuration: configuration.tracking) { tracker -> (TrackingUpdate?, String?, [ZoneEvent]) in
             var last: TrackingUpdate?
             var events: [ZoneEvent] = []
@@ -45,38 +30,37 @@ struct DeviceController {
             return (last ?? tracker.lastUpdate, tracker.currentZone, events)
         }
         guard let update else {
-            outcomes.rejected.increment()
+            samplesOutcomes.rejected.increment()
             throw HTTPError(.unprocessableContent, message: "no known beacon: no usable reading in the samples")
         }
-        (update.position == nil ? outcomes.unknown : outcomes.located).increment()
+        (update.position == nil ? samplesOutcomes.unknown : samplesOutcomes.located).increment()
 
+        let venueID = venue.details.id
         if let position = update.position {
             hub.publish(
-                venue: venue.details.id, device: device,
-                payload: PositionMessage(venue: venue.details.id, device: device, time: update.time, position: position, zone: zone))
+                venue: venueID, device: device,
+                message: .position(.init(_type: .position, venue: venueID, device: device, time: update.time, position: .init(position), zone: zone)))
         }
         for event in events {
             hub.publish(
-                venue: venue.details.id, device: device,
-                payload: ZoneMessage(venue: venue.details.id, device: device, event: event.kind.rawValue, zone: event.zone, time: event.time))
+                venue: venueID, device: device,
+                message: .zone(.init(_type: .zone, venue: venueID, device: device, event: .init(event.kind), zone: event.zone, time: event.time)))
         }
-        return DeviceResponse(venue: venue.details.id, device: device, revision: venue.revision, update: update, zone: zone, events: events)
+        return Components.Schemas.Device(venue: venueID, device: device, revision: venue.revision, update: update, zone: zone, events: events)
     }
 
-    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> DeviceResponse {
-        try context.require(.locate)
-        let venue = try catalog.snapshot(for: request, context)
-        let device = try deviceID(request, context)
+    func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {
+        try RequestScope.current.require(.locate)
+        let venue = try catalog.snapshot(named: input.path.venue)
+        let device = try Self.deviceID(input.path.device)
         guard let (update, zone) = devices.current(of: DeviceRegistry.Key(venue: venue.details.id, device: device)) else {
             throw HTTPError(.notFound, message: "device '\(device)' is not tracked in venue '\(venue.details.id)' (never seen, or forgotten after being idle)")
         }
-        return DeviceResponse(venue: venue.details.id, device: device, revision: venue.revision, update: update, zone: zone, events: [])
+        return .ok(.init(body: .json(.init(venue: venue.details.id, device: device, revision: venue.revision, update: update, zone: zone, events: []))))
     }
 
-
     /// Device ids are opaque to the daemon but bounded: 1 to 128 printable characters.
-    func deviceID(_ request: Request, _ context: AppRequestContext) throws -> String {
-        let device = try request.parameter("device", context)
+    static func deviceID(_ device: String) throws -> String {
         guard (1...128).contains(device.count), device.allSatisfy({ !$0.isWhitespace }) else {
             throw HTTPError(.unprocessableContent, message: "a device id is 1 to 128 characters without spaces")
         }

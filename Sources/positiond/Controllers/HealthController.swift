@@ -1,46 +1,30 @@
 import Foundation
 import FingerprintStore
-import Hummingbird
-import NIOCore
+import OpenAPIRuntime
 import Prometheus
 
 /// Unauthenticated operational routes: liveness, readiness, metrics and the API description.
-struct HealthController {
-    let store: FingerprintStore
-    let catalog: VenueCatalog
-    let metrics: PrometheusCollectorRegistry
+extension PositiondAPI {
+    func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output {
+        .ok(.init(body: .json(.init(status: .alive))))
+    }
 
-    func register(on router: Router<AppRequestContext>) {
-        router.get("healthz") { _, _ in HealthResponse(status: "alive") }
-        router.get("readyz") { _, _ -> Response in
-            let databaseOpen = await store.isReachable()
-            let ready = databaseOpen && catalog.isLoaded
-            let body = ReadinessResponse(status: ready ? "ready" : (databaseOpen ? "loading" : "database unavailable"), venues: catalog.revisions)
-            var response = try APIJSON.encoder.encodeAsResponse(body)
-            response.status = ready ? .ok : .serviceUnavailable
-            return response
-        }
-        router.get("metrics") { _, _ -> Response in
-            var bytes: [UInt8] = []
-            metrics.emit(into: &bytes)
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-        }
-        router.get("openapi.json") { _, _ -> Response in
-            Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
-        }
+    func readiness(_ input: Operations.Readiness.Input) async throws -> Operations.Readiness.Output {
+        let databaseOpen = await store.isReachable()
+        let ready = databaseOpen && catalog.isLoaded
+        let body = Components.Schemas.Readiness(
+            status: ready ? .ready : (databaseOpen ? .loading : .databaseUnavailable),
+            venues: .init(additionalProperties: catalog.revisions))
+        return ready ? .ok(.init(body: .json(body))) : .serviceUnavailable(.init(body: .json(body)))
+    }
+
+    func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
+        var bytes: [UInt8] = []
+        metricsRegistry.emit(into: &bytes)
+        return .ok(.init(body: .plainText(HTTPBody(bytes))))
+    }
+
+    func openAPIDocument(_ input: Operations.OpenAPIDocument.Input) async throws -> Operations.OpenAPIDocument.Output {
+        .ok(.init(body: .json(document.object)))
     }
 }
-
-extension JSONEncoder {
-    /// A 200 JSON response of `value`.
-    func encodeAsResponse(_ value: some Encodable) throws -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try encode(value))))
-    }
-}
-

@@ -40,7 +40,9 @@ struct LiveController {
             let (id, messages) = subscription
             defer { hub.unsubscribe(id) }
             let revision = catalog.snapshot(of: venueID)?.revision ?? 0
-            let hello = LiveMessage(venue: venueID, device: device, payload: SubscribedMessage(venue: venueID, device: device, revision: revision))
+            let hello = try LiveMessage(
+                venue: venueID, device: device,
+                message: .subscribed(.init(_type: .subscribed, venue: venueID, device: device, revision: revision)))
             try await outbound.write(.text(hello.text))
             context.logger.info("live feed opened", metadata: ["venue.id": "\(venueID)", "device": "\(device ?? "*")"])
             try await withThrowingTaskGroup(of: Void.self) { group in

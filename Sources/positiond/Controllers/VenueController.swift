@@ -1,54 +1,38 @@
 import FingerprintStore
 import Foundation
 import Hummingbird
-import Logging
 import Positioning
 
 /// `/v1/venues`: venues, stateless locate, proximity.
-struct VenueController {
-    let store: FingerprintStore
-    let catalog: VenueCatalog
-    let parser: SampleParser
-    let outcomes = Observability.LocateOutcomes(route: "locate")
-
-    var endpoints: RouteCollection<AppRequestContext> {
-        let routes = RouteCollection(context: AppRequestContext.self)
-        routes.get(use: list)
-        routes.get(":venue", use: show)
-        routes.post(":venue/locate", use: locate)
-        routes.post(":venue/proximity", use: proximity)
-        return routes
+extension PositiondAPI {
+    func listVenues(_ input: Operations.ListVenues.Input) async throws -> Operations.ListVenues.Output {
+        try RequestScope.current.require(.locate)
+        let venues = try await store.venues()
+        return .ok(.init(body: .json(.init(venues: venues.map(Components.Schemas.VenueSummary.init)))))
     }
 
-    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> VenueListResponse {
-        try context.require(.locate)
-        return VenueListResponse(venues: try await store.venues())
+    func getVenue(_ input: Operations.GetVenue.Input) async throws -> Operations.GetVenue.Output {
+        try RequestScope.current.require(.locate)
+        return .ok(.init(body: .json(.init(try catalog.snapshot(named: input.path.venue).details))))
     }
 
-    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> VenueResponse {
-        try context.require(.locate)
-        return VenueResponse(try catalog.snapshot(for: request, context).details)
-    }
-
-    @Sendable func locate(_ request: Request, context: AppRequestContext) async throws -> LocateResponse {
-        try context.require(.locate)
-        let venue = try catalog.snapshot(for: request, context)
-        let samples = try await parser.samples(of: request, context: context, device: "anonymous")
+    /// The stateless answer to `samples` in `venue`: one window through the venue's locate pipeline.
+    func locate(_ samples: [Sample], in venue: VenueSnapshot) throws -> Components.Schemas.Locate {
         let configuration = venue.configuration
         // Within one request a frozen beacon can only show in long bursts; the tracked route keeps history.
         let cleaned = samples.map(configuration.builder.cleaner.clean)
         let live = StuckBeaconDetector.removingStuckReadings(from: cleaned, minimumRepeats: configuration.tracking.stuckRepeats).samples
-        let query = try knownBeacons(in: live, venue: venue, builder: configuration.builder, outcomes: outcomes)
+        let query = try knownBeacons(in: live, venue: venue, builder: configuration.builder, outcomes: locateOutcomes)
         let result = configuration.locator.locate(query, in: venue.map)
-        (result.position == nil ? outcomes.unknown : outcomes.located).increment()
-        return LocateResponse(
-            venue: venue.details.id, report: LocationReport(result, revision: venue.revision), revision: venue.revision)
+        (result.position == nil ? locateOutcomes.unknown : locateOutcomes.located).increment()
+        return Components.Schemas.Locate(venue: venue.details.id, result: result, revision: venue.revision)
     }
 
-    @Sendable func proximity(_ request: Request, context: AppRequestContext) async throws -> ProximityResponse {
-        try context.require(.locate)
-        let venue = try catalog.snapshot(for: request, context)
-        let samples = try await parser.samples(of: request, context: context, device: "anonymous")
+    func proximity(_ input: Operations.Proximity.Input) async throws -> Operations.Proximity.Output {
+        try RequestScope.current.require(.locate)
+        let venue = try catalog.snapshot(named: input.path.venue)
+        guard case .json(let body) = input.body else { throw HTTPError(.unsupportedMediaType) }
+        let samples = try parser.samples(of: body, device: "anonymous")
         let heard = samples.map { sample in
             var sample = sample
             sample.readings.removeAll { !venue.activeBeacons.contains($0.beacon) }
@@ -57,25 +41,8 @@ struct VenueController {
         guard heard.contains(where: { !$0.readings.isEmpty }) else {
             throw HTTPError(.unprocessableContent, message: "no beacon of venue '\(venue.details.id)' was heard in the samples")
         }
-        func candidates(_ list: [ProximityDecider.Candidate]) -> [ProximityResponse.Candidate] {
-            list.map {
-                ProximityResponse.Candidate(
-                    beacon: $0.beacon.description, spot: venue.spotOfBeacon[$0.beacon]?.name, meanRssi: $0.meanRSSI,
-                    samples: $0.samples, strongestIn: $0.strongestIn)
-            }
-        }
-        switch venue.configuration.proximity.decide(heard) {
-        case .nearest(let winner, let margin, let runnerUp):
-            return ProximityResponse(
-                decision: "nearest", spot: venue.spotOfBeacon[winner.beacon], beacon: winner.beacon.description,
-                marginDb: margin.isFinite ? margin : nil, reason: nil, candidates: candidates([winner] + (runnerUp.map { [$0] } ?? [])))
-        case .undecided(let list, let reason):
-            return ProximityResponse(decision: "undecided", reason: reason, candidates: candidates(list))
-        case .nothing(let reason):
-            return ProximityResponse(decision: "nothing", reason: reason, candidates: [])
-        }
+        return .ok(.init(body: .json(.init(venue.configuration.proximity.decide(heard), spotOfBeacon: venue.spotOfBeacon))))
     }
-
 }
 
 /// The query of cleaned `samples` in `venue`, or 422 when nothing usable of the venue was heard.

@@ -10,10 +10,11 @@ struct LiveMessage: Sendable {
     let device: String?
     let text: String
 
-    init(venue: String, device: String?, payload: some Encodable) {
+    /// - Throws: `EncodingError` for a message that JSON cannot carry (a non-finite number).
+    init(venue: String, device: String?, message: Components.Schemas.LiveMessage) throws {
         self.venue = venue
         self.device = device
-        text = (try? APIJSON.encoder.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        text = String(decoding: try APIJSON.encoder.encode(message), as: UTF8.self)
     }
 }
 
@@ -111,12 +112,17 @@ final class LiveHub: Sendable {
         deliver(message, to: subscribers(venue: message.venue, device: message.device))
     }
 
-    /// Encodes `payload` and sends it as ``publish(_:)`` does, unless nobody listens: most updates of a
-    /// busy venue have no live subscriber, and encoding is the expensive part.
-    func publish(venue: String, device: String?, payload: some Encodable) {
+    /// Makes and encodes `message` and sends it as ``publish(_:)`` does, unless nobody listens: most
+    /// updates of a busy venue have no live subscriber, and making the message is the expensive part. A
+    /// message that cannot be encoded is counted as dropped.
+    func publish(venue: String, device: String?, message: @autoclosure () -> Components.Schemas.LiveMessage) {
         let targets = subscribers(venue: venue, device: device)
         guard !targets.isEmpty else { return }
-        deliver(LiveMessage(venue: venue, device: device, payload: payload), to: targets)
+        guard let encoded = try? LiveMessage(venue: venue, device: device, message: message()) else {
+            droppedCounter.increment()
+            return
+        }
+        deliver(encoded, to: targets)
     }
 
     private func subscribers(venue: String, device: String?) -> [Subscriber] {

@@ -65,7 +65,7 @@ struct RevisionWatcher: Service {
                         "venue.id": "\(venue)", "venue.revision": "\(snapshot.revision)",
                         "previous.revision": "\(served[venue].map(String.init) ?? "none")", "fingerprints": "\(snapshot.map.count)",
                     ])
-                hub.publish(venue: venue, device: nil, payload: RevisionMessage(venue: venue, revision: snapshot.revision))
+                hub.publish(venue: venue, device: nil, message: .revision(.init(_type: .revision, venue: venue, revision: snapshot.revision)))
             } catch {
                 logger.error(
                     "reloading a venue's radio map failed; the previous revision is served and the reload retried next time",

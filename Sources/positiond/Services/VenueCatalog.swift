@@ -53,7 +53,11 @@ final class VenueCatalog: Sendable {
 
     /// The snapshot of the request's `{venue}`, or 404.
     func snapshot(for request: Request, _ context: AppRequestContext) throws -> VenueSnapshot {
-        let id = try request.parameter("venue", context)
+        try snapshot(named: try request.parameter("venue", context))
+    }
+
+    /// The snapshot of venue `id`, or 404.
+    func snapshot(named id: String) throws -> VenueSnapshot {
         guard let venue = snapshot(of: id) else { throw HTTPError(.notFound, message: "there is no venue '\(id)'") }
         return venue
     }

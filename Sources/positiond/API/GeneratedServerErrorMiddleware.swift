@@ -1,0 +1,34 @@
+import Hummingbird
+import Logging
+import OpenAPIRuntime
+import ScanFormats
+
+/// Turns what the generated server throws into the API's error responses (`{"error": {"message": ...}}`).
+///
+/// The generated code wraps every error in a `ServerError`: a handler's `HTTPError` is passed on as it is;
+/// a body the generated decoder refused is a 400 that names the field; any other refusal of the runtime
+/// (a missing or wrong content type) keeps the status the runtime gives it, with its description. Anything
+/// else is logged and answered 500 without detail.
+struct GeneratedServerErrorMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as ServerError {
+            switch error.underlyingError {
+            case let refusal as any HTTPResponseError:
+                throw refusal
+            case let decoding as DecodingError:
+                throw HTTPError(.badRequest, message: "malformed JSON: \(ScanLogDecoder.explain(decoding))")
+            default:
+                let status = error.httpStatus
+                guard (400..<500).contains(status.code) else {
+                    context.logger.error("the generated server failed", metadata: ["operation": "\(error.operationID)", "error": "\(error.underlyingError)"])
+                    throw HTTPError(.internalServerError, message: "internal error")
+                }
+                throw HTTPError(status, message: error.causeDescription)
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import FingerprintStore
+import Foundation
+import Positioning
+
+// The generated types of openapi.yaml, made from the domain's values: the one place where the daemon's
+// answers take the shape the contract gives them.
+
+/// The store's venue summary (inside the extension below, `VenueSummary` names the generated type).
+typealias StoredVenueSummary = VenueSummary
+
+extension Components.Schemas.Position {
+    init(_ position: Position) {
+        self.init(
+            x: position.x, y: position.y, floor: position.floor, accuracyM: position.accuracy, spot: position.spot,
+            zone: position.zone)
+    }
+}
+
+extension Components.Schemas.Candidate {
+    init(_ candidate: SpotCandidate) {
+        self.init(
+            spot: candidate.spot.name, floor: candidate.spot.floor, zone: candidate.spot.zone, distance: Double(candidate.distance))
+    }
+}
+
+extension Components.Schemas.UnknownReasonCode {
+    init(_ reason: UnknownReason) {
+        switch reason {
+        case .noKnownBeacon: self = .noKnownBeacon
+        case .tooFewBeacons: self = .tooFewBeacons
+        case .noCommonBeacon: self = .noCommonBeacon
+        case .tooFar: self = .tooFar
+        }
+    }
+}
+
+extension Components.Schemas.Reason {
+    init(_ reason: UnknownReason) {
+        self.init(code: .init(reason), message: reason.description)
+    }
+}
+
+/// The parts of a ``LocationResult`` that the locate answer, the device's raw answer and the survey's
+/// JSON share.
+struct LocationFields {
+    var status: Components.Schemas.LocationStatus
+    var position: Components.Schemas.Position?
+    var reason: Components.Schemas.Reason?
+    var candidates: [Components.Schemas.Candidate]
+    var matchedBeacons: Int
+    var unmappedBeacons: [String]
+
+    init(_ result: LocationResult) {
+        switch result.outcome {
+        case .located(let position):
+            status = .located
+            self.position = .init(position)
+            reason = nil
+        case .unknown(let why):
+            status = .unknown
+            position = nil
+            reason = .init(why)
+        }
+        candidates = result.candidates.map(Components.Schemas.Candidate.init)
+        matchedBeacons = result.matchedBeacons
+        unmappedBeacons = result.unmappedBeacons.map(\.description)
+    }
+}
+
+extension Components.Schemas.Locate {
+    init(venue: String, result: LocationResult, revision: Int) {
+        let fields = LocationFields(result)
+        self.init(
+            venue: venue, status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
+            matchedBeacons: fields.matchedBeacons, unmappedBeacons: fields.unmappedBeacons, revision: revision)
+    }
+}
+
+extension Components.Schemas.LocationReport {
+    init(_ result: LocationResult, revision: Int?) {
+        let fields = LocationFields(result)
+        self.init(
+            status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
+            matchedBeacons: fields.matchedBeacons, unmappedBeacons: fields.unmappedBeacons, revision: revision)
+    }
+}
+
+extension Components.Schemas.ZoneEvent {
+    init(_ event: ZoneEvent) {
+        self.init(kind: .init(event.kind), zone: event.zone, time: event.time)
+    }
+}
+
+extension Components.Schemas.ZoneEventKind {
+    init(_ kind: ZoneEvent.Kind) {
+        switch kind {
+        case .enter: self = .enter
+        case .exit: self = .exit
+        }
+    }
+}
+
+extension Components.Schemas.Device {
+    init(venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent]) {
+        self.init(
+            venue: venue, device: device, revision: revision, time: update.time,
+            status: update.position == nil ? .unknown : .located, position: update.position.map(Components.Schemas.Position.init),
+            zone: zone, events: events.map(Components.Schemas.ZoneEvent.init), raw: .init(update.raw, revision: revision),
+            stuckBeacons: update.stuckBeacons.map(\.description), windowSamples: update.windowSamples)
+    }
+}
+
+extension Components.Schemas.VenueSummary {
+    init(_ summary: StoredVenueSummary) {
+        self.init(
+            id: summary.id, name: summary.name, revision: summary.revision, floors: summary.floors,
+            activeBeacons: summary.activeBeacons, spots: summary.spots, fingerprints: summary.fingerprints,
+            updatedAt: summary.updatedAt)
+    }
+}
+
+extension Components.Schemas.Spot {
+    init(_ spot: Spot) {
+        self.init(name: spot.name, x: spot.x, y: spot.y, floor: spot.floor, zone: spot.zone)
+    }
+}
+
+extension Components.Schemas.Venue {
+    init(_ details: VenueDetails) {
+        self.init(
+            id: details.id, name: details.name, revision: details.revision,
+            floors: details.floors.map { Components.Schemas.Floor(level: $0.level, name: $0.name) },
+            spots: details.spots.map(Components.Schemas.Spot.init),
+            beacons: details.activeBeacons.map {
+                Components.Schemas.Beacon(
+                    id: $0.id.description, uuid: $0.id.uuid.uuidString, major: Int($0.id.major), minor: Int($0.id.minor),
+                    label: $0.label, x: $0.x, y: $0.y, floor: $0.floor)
+            },
+            fingerprints: details.fingerprints)
+    }
+}
+
+extension Components.Schemas.Proximity {
+    init(_ decision: ProximityDecider.Decision, spotOfBeacon: [BeaconID: Spot]) {
+        func candidates(_ list: [ProximityDecider.Candidate]) -> [Components.Schemas.ProximityCandidate] {
+            list.map {
+                Components.Schemas.ProximityCandidate(
+                    beacon: $0.beacon.description, spot: spotOfBeacon[$0.beacon]?.name, meanRssi: $0.meanRSSI,
+                    samples: $0.samples, strongestIn: $0.strongestIn)
+            }
+        }
+        switch decision {
+        case .nearest(let winner, let margin, let runnerUp):
+            self.init(
+                decision: .nearest, spot: spotOfBeacon[winner.beacon].map(Components.Schemas.Spot.init), beacon: winner.beacon.description,
+                marginDb: margin.isFinite ? margin : nil, reason: nil, candidates: candidates([winner] + (runnerUp.map { [$0] } ?? [])))
+        case .undecided(let list, let reason):
+            self.init(decision: .undecided, reason: .init(reason), candidates: candidates(list))
+        case .nothing(let reason):
+            self.init(decision: .nothing, reason: .init(reason), candidates: [])
+        }
+    }
+}
+
+// TEMP(stage 1): replaced by the typed proximity reasons from Positioning.
+extension Components.Schemas.ProximityReason {
+    init(_ text: String) {
+        self.init(code: .marginTooSmall, message: text)
+    }
+}
