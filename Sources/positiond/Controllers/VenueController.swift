@@ -70,9 +70,9 @@ struct VenueController {
                 decision: "nearest", spot: venue.spotOfBeacon[winner.beacon], beacon: winner.beacon.description,
                 marginDb: margin.isFinite ? margin : nil, reason: nil, candidates: candidates([winner] + (runnerUp.map { [$0] } ?? [])))
         case .undecided(let list, let reason):
-            return ProximityResponse(decision: "undecided", reason: reason, candidates: candidates(list))
+            return ProximityResponse(decision: "undecided", reason: reason.message, candidates: candidates(list))
         case .nothing(let reason):
-            return ProximityResponse(decision: "nothing", reason: reason, candidates: [])
+            return ProximityResponse(decision: "nothing", reason: reason.message, candidates: [])
         }
     }
 

@@ -129,12 +129,12 @@ extension JSONWriter {
         if let reason = report.reason {
             key("reason")
             object { json in
-                json.key("code"); json.string(reason.code)
+                json.key("code"); json.string(reason.code.rawValue)
                 json.key("message"); json.string(reason.message)
             }
         }
         if let revision { key("revision"); number(revision) }
-        key("status"); string(report.status)
+        key("status"); string(report.status.rawValue)
         key("unmapped_beacons")
         array(report.unmappedBeacons) { json, beacon in json.string(beacon) }
         if let venue { key("venue"); string(venue) }

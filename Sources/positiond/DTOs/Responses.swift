@@ -59,7 +59,7 @@ struct LocateResponse: ResponseEncodable, ResponseGenerator {
 
     init(venue: String, report: LocationReport, revision: Int) {
         self.venue = venue
-        status = report.status
+        status = report.status.rawValue
         position = report.position
         reason = report.reason
         candidates = report.candidates
