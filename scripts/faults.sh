@@ -7,11 +7,11 @@
 #   record-kill   kill -9 of `survey record` while it writes a big survey (the demo survey 150 times, killed
 #                 once the WAL holds 2 MiB of the transaction): the database is unchanged (normalised dump),
 #                 integrity_check says ok, and the next `survey record` succeeds.
-#   replace-kill  kill -9 of `survey replace-beacon`, once as soon as it writes (the replacement transaction)
+#   replace-kill  kill -9 of `survey replace-beacon replace`, once as soon as it writes (the replacement transaction)
 #                 and once during the re-tuning that follows: the database is either unchanged or holds the
 #                 whole replacement (the same dump as a replacement run to completion, time stamps aside),
 #                 with the tuning left at the old revision (`survey tune --show` says to re-tune); integrity
-#                 ok; the next `survey replace-beacon` succeeds.
+#                 ok; the next `survey replace-beacon replace` succeeds.
 #   sigterm       SIGTERM to positiond under wrk load, with 3 slow uploads in flight and a live WebSocket
 #                 open: every in-flight request gets its response, the WebSocket is closed cleanly, and
 #                 positiond exits 0 within GRACE seconds (default 10).
@@ -153,7 +153,7 @@ scenario_record_kill() {
 }
 
 scenario_replace_kill() {
-    echo "== replace-kill: kill -9 of survey replace-beacon --old $UUID:1:3 --new $UUID:3:1"
+    echo "== replace-kill: kill -9 of survey replace-beacon replace --old $UUID:1:3 --new $UUID:3:1"
     local failures=() when
     # The demo survey's replacement is one short transaction, written at its commit; on a survey 150 times
     # as big, the transaction fills the WAL for a few hundred ms before it commits, and the kill at 1 MiB
@@ -167,11 +167,11 @@ scenario_replace_kill() {
         local before after applied p status i state tuned check next=0
         before=$(content "$origin")
         cp "$origin" "$reference"
-        "$SURVEY" replace-beacon --db "$reference" --venue demo-hall --old "$UUID:1:3" --new "$UUID:3:1" --no-tune >/dev/null
+        "$SURVEY" replace-beacon replace --db "$reference" --venue demo-hall --old "$UUID:1:3" --new "$UUID:3:1" --no-tune >/dev/null
         applied=$(content "$reference")
         cp "$origin" "$db"
         echo "on $([[ $when == write ]] && echo "the demo database with the demo survey recorded 150 times more" || echo "the demo database") ($(counts "$db")); reference (the replacement run to completion, --no-tune): $(counts "$reference")"
-        start "$SURVEY" replace-beacon --db "$db" --venue demo-hall --old "$UUID:1:3" --new "$UUID:3:1" >"$work/replace-$when.out" 2>&1
+        start "$SURVEY" replace-beacon replace --db "$db" --venue demo-hall --old "$UUID:1:3" --new "$UUID:3:1" >"$work/replace-$when.out" 2>&1
         p=$last_pid
         for ((i = 0; i < 6000; i++)); do
             if [[ $when == write ]]; then
@@ -196,8 +196,8 @@ scenario_replace_kill() {
         tuned=$("$SURVEY" tune --db "$db" --venue demo-hall --show 2>&1 | grep -E 'tuned at|changed since|never' | cut -d: -f1-3 | tr '\n' ' ' || true)
         echo "kill at $([[ $when == write ]] && echo '1 MiB of WAL' || echo "the first 'tuning:' progress line"): exit status $(describe_status "$status"); holds $state: $(counts "$db"); integrity_check: $check"
         echo "  tuning: $tuned"
-        "$SURVEY" replace-beacon --db "$db" --venue demo-hall --old "$UUID:1:4" --new "$UUID:3:2" --no-tune >"$work/replace-next.out" 2>&1 || next=$?
-        echo "  next: survey replace-beacon --old ...:1:4 --new ...:3:2 --no-tune: exit status $next: $(head -n 1 "$work/replace-next.out" | cut -c1-160)"
+        "$SURVEY" replace-beacon replace --db "$db" --venue demo-hall --old "$UUID:1:4" --new "$UUID:3:2" --no-tune >"$work/replace-next.out" 2>&1 || next=$?
+        echo "  next: survey replace-beacon replace --old ...:1:4 --new ...:3:2 --no-tune: exit status $next: $(head -n 1 "$work/replace-next.out" | cut -c1-160)"
         ((status == 137)) || failures+=("at $when: not killed (exit status $status)")
         [[ "$check" == ok ]] || failures+=("at $when: integrity_check $check")
         [[ "$state" != NEITHER* ]] || failures+=("at $when: $state")

@@ -8,7 +8,13 @@ extension Survey {
     struct Locate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Locate scans against a venue's survey, offline: one JSON line per window of samples.",
-            discussion: "Consecutive samples of one device (and one spot, when the lines name one) form a window.")
+            discussion: """
+                Consecutive samples of one device (and one spot, when the lines name one) form a window. Each \
+                window goes through positiond's stateless locate: readings cleaned, frozen beacons dropped, one \
+                fingerprint matched against the venue's radio map with its tuned configuration. A window with no \
+                usable reading or no beacon of the venue, which positiond refuses, is answered unknown with \
+                reason no_known_beacon.
+                """)
 
         @OptionGroup var store: StoreOptions
 
@@ -42,25 +48,17 @@ extension Survey {
             if survey.tuning == nil {
                 Output.standardError("note: venue '\(venue)' was never tuned; locating with the default configuration ('survey tune' chooses one)")
             }
-            let map = try survey.radioMap(configuration: configuration)
+            let pipeline = LocatePipeline(configuration: configuration, map: try survey.radioMap(configuration: configuration))
             let input = try ScanLogInput(path: file, skipBad: skipBad, requireGroundTruth: false)
-            var windows: [[Sample]] = []
-            var key: String?
-            for entry in input.lines {
-                let sample = try entry.line.sample()
-                let lineKey = "\(sample.device)\u{1F}\(entry.line.spot ?? "")"
-                if lineKey != key || windows[windows.count - 1].count == window {
-                    windows.append([])
-                    key = lineKey
-                }
-                windows[windows.count - 1].append(sample)
-            }
-            for samples in windows {
+            let scans = try input.lines.map { SpotLabelledSample(sample: try $0.line.sample(), spot: $0.line.spot) }
+            for labelled in SampleWindows.windows(of: scans, size: window) {
+                let samples = labelled.map(\.sample)
                 let result: LocationResult
                 do {
-                    result = configuration.locator.locate(try configuration.builder.fingerprint(of: samples), in: map)
+                    result = try pipeline.locate(samples)
                 } catch {
-                    result = LocationResult(outcome: .unknown(.noKnownBeacon), candidates: [], matchedBeacons: 0, unmappedBeacons: [])
+                    // Every window gets its line, so the output keeps step with the input.
+                    result = LocationResult(refused: error)
                 }
                 try Output.jsonLine(Answer(
                     device: samples[0].device, from: samples[0].time, to: samples[samples.count - 1].time,

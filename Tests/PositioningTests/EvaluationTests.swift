@@ -27,6 +27,24 @@ struct EvaluationTests {
         #expect(SampleWindows.windows(of: samples, size: 1).count == 5)
     }
 
+    @Test("samples to locate are windowed by device, and by spot when their lines name one")
+    func spotLabelledWindows() {
+        // Given live scans of two devices (no spot), then a walk of one device naming two spots
+        func scan(_ device: String, _ spot: String? = nil) -> SpotLabelledSample {
+            SpotLabelledSample(sample: Sample(device: device, time: 0, readings: []), spot: spot)
+        }
+        let samples = [
+            scan("a"), scan("a"), scan("a"), scan("b"), scan("b"),
+            scan("a", "s1"), scan("a", "s1"), scan("a", "s2"), scan("a"),
+        ]
+        // When windowing them by 2
+        let windows = SampleWindows.windows(of: samples, size: 2)
+        // Then a change of device or of spot label closes a window, and no sample is lost
+        #expect(windows.map(\.count) == [2, 1, 2, 2, 1, 1])
+        #expect(windows.map { $0[0].sample.device } == ["a", "a", "b", "a", "a", "a"])
+        #expect(windows.map { $0[0].spot } == [nil, nil, nil, "s1", "s2", nil])
+    }
+
     @Test("windows built from pieces of a log are the windows of the whole log", arguments: [1, 2, 3, 5])
     func windowsFromPieces(size: Int) {
         // Given 200 samples of 3 devices moving between spots, one with coordinates only
@@ -40,7 +58,7 @@ struct EvaluationTests {
         }
         let whole = SampleWindows.windows(of: samples, size: size)
         // When fed in pieces of random lengths
-        var windower = SampleWindower(size: size)
+        var windower = SampleWindower<LabelledSample>(size: size)
         var windows: [[LabelledSample]] = []
         var start = 0
         while start < samples.count {

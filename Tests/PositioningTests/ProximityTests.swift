@@ -23,13 +23,17 @@ struct ProximityTests {
 
     @Test("two beacons within the margin give the candidates, not a coin toss")
     func tooClose() {
+        // Given table 7's beacon 3.4 dB above table 8's on average, short of the 6 dB margin
         let samples = (0..<5).map { Fixtures.sample([7: -60, 8: -63 - Double($0 % 2)], time: Double($0)) }
+        // When deciding
         guard case .undecided(let candidates, let reason) = decider.decide(samples) else {
             Issue.record("expected undecided")
             return
         }
+        // Then both are candidates, and the reason says the margin was too small, in dB
         #expect(candidates.map(\.beacon) == [Fixtures.beacon(7), Fixtures.beacon(8)])
-        #expect(reason.contains("dB"))
+        #expect(reason.code.rawValue == "margin_too_small")
+        #expect(reason.message == "the strongest beacon leads by 3.4 dB; 6.0 dB needed")
     }
 
     @Test("a lead that flips between samples is not consistent enough")
@@ -39,23 +43,43 @@ struct ProximityTests {
             Fixtures.sample([7: -50, 8: -75]), Fixtures.sample([7: -50, 8: -75]), Fixtures.sample([7: -50, 8: -75]),
             Fixtures.sample([7: -70, 8: -65]), Fixtures.sample([7: -70, 8: -65]),
         ]
-        guard case .undecided = decider.decide(samples) else {
+        guard case .undecided(_, let reason) = decider.decide(samples) else {
             Issue.record("expected undecided")
             return
         }
+        #expect(reason == .rarelyStrongest(ledIn: 3, contested: 5))
+        #expect(reason.code.rawValue == "rarely_strongest")
+        #expect(reason.message == "the strongest beacon led in 3 of 5 samples")
     }
 
     @Test("nothing usable gives nothing, a beacon heard too rarely is undecided")
     func nothing() {
-        #expect(decider.decide([]) == .nothing(reason: "no samples were given"))
-        guard case .nothing = decider.decide([Fixtures.sample([1: 0]), Fixtures.sample([:])]) else {
+        // Given no sample at all
+        // Then there is nothing to decide, and the message is what the proximity route has always said
+        #expect(decider.decide([]) == .nothing(reason: .noSamples))
+        #expect(ProximityDecider.NothingReason.noSamples.message == "no samples were given")
+        #expect(ProximityDecider.NothingReason.noSamples.code.rawValue == "no_samples")
+        // Given two samples whose only reading (RSSI 0, iOS's unknown) does not survive cleaning
+        // When deciding
+        guard case .nothing(let reason) = decider.decide([Fixtures.sample([1: 0]), Fixtures.sample([:])]) else {
             Issue.record("expected nothing")
             return
         }
-        guard case .undecided = decider.decide([Fixtures.sample([1: -50]), Fixtures.sample([:]), Fixtures.sample([:])]) else {
+        // Then nothing usable was heard
+        #expect(reason == .noUsableReading(samples: 2))
+        #expect(reason.code.rawValue == "no_usable_reading")
+        #expect(reason.message == "no usable beacon reading in 2 samples")
+        #expect(ProximityDecider.NothingReason.noUsableReading(samples: 1).message == "no usable beacon reading in 1 sample")
+        // Given a beacon heard in 1 of 3 samples, where 3 are needed
+        // When deciding
+        guard case .undecided(_, let rare) = decider.decide([Fixtures.sample([1: -50]), Fixtures.sample([:]), Fixtures.sample([:])]) else {
             Issue.record("expected undecided")
             return
         }
+        // Then it is undecided for too few samples
+        #expect(rare == .tooFewSamples(heard: 1, required: 3))
+        #expect(rare.code.rawValue == "too_few_samples")
+        #expect(rare.message == "the strongest beacon was heard in 1 sample; 3 needed")
     }
 
     @Test("a single beacon heard consistently is nearest")

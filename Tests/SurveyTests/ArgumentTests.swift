@@ -64,18 +64,54 @@ struct ArgumentTests {
         #expect(message(["simulate", "--out", "dir", "--seed", "3"]) == nil)
     }
 
-    @Test("replace-beacon modes are exclusive and beacon identities are checked")
+    @Test("replace-beacon subcommands check their beacons, numbers and flags")
     func replaceBeaconArguments() throws {
         let old = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:1", new = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:9"
-        #expect(message(["replace-beacon", "--venue", "v", "--old", old, "--new", new]) == nil)
-        #expect(message(["replace-beacon", "--venue", "v", "--remove", "--old", old]) == nil)
-        #expect(message(["replace-beacon", "--venue", "v", "--list"]) == nil)
-        #expect(message(["replace-beacon", "--venue", "v", "--undo", "3"]) == nil)
-        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", old])).contains("--new is required"))
-        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", "nope", "--new", new])).contains("--old: 'nope' is not a beacon identity"))
-        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", old, "--new", old])).contains("must be different"))
-        #expect(try #require(message(["replace-beacon", "--venue", "v", "--list", "--remove", "--old", old])).contains("alternatives"))
-        #expect(try #require(message(["replace-beacon", "--venue", "v", "--remove", "--old", old, "--new", new])).contains("--remove takes --old only"))
-        #expect(try #require(message(["replace-beacon", "--venue", "v", "--old", old, "--new", new, "--force"])).contains("--force only matters"))
+        // Given well-formed uses of each subcommand, then they parse
+        #expect(message(["replace-beacon", "replace", "--venue", "v", "--old", old, "--new", new]) == nil)
+        #expect(message(["replace-beacon", "replace", "--venue", "v", "--old", old, "--new", new, "--calibration", "w", "--force", "--dry-run"]) == nil)
+        #expect(message(["replace-beacon", "remove", "--venue", "v", "--old", old, "--operator", "ops", "--no-tune"]) == nil)
+        #expect(message(["replace-beacon", "list", "--venue", "v", "--json"]) == nil)
+        #expect(message(["replace-beacon", "undo", "--venue", "v", "3"]) == nil)
+        // Given a missing or malformed beacon, then the option is named
+        #expect(try #require(message(["replace-beacon", "replace", "--venue", "v", "--old", old])).contains("Missing expected argument '--new"))
+        #expect(try #require(message(["replace-beacon", "replace", "--venue", "v", "--old", "nope", "--new", new])).contains("--old: 'nope' is not a beacon identity"))
+        #expect(try #require(message(["replace-beacon", "remove", "--venue", "v", "--old", "nope"])).contains("--old: 'nope' is not a beacon identity"))
+        #expect(try #require(message(["replace-beacon", "replace", "--venue", "v", "--old", old, "--new", old])).contains("must be different"))
+        // Given options of another subcommand, then they are refused
+        #expect(try #require(message(["replace-beacon", "remove", "--venue", "v", "--old", old, "--new", new])).contains("Unknown option '--new'"))
+        #expect(try #require(message(["replace-beacon", "list", "--venue", "v", "--dry-run"])).contains("Unknown option '--dry-run'"))
+        #expect(try #require(message(["replace-beacon", "replace", "--venue", "v", "--old", old, "--new", new, "--force"])).contains("--force only matters"))
+        // Given a replacement number below 1 or none, then undo asks for one
+        #expect(try #require(message(["replace-beacon", "undo", "--venue", "v", "0"])).contains("N must be a replacement number"))
+        #expect(try #require(message(["replace-beacon", "undo", "--venue", "v"])).contains("<N>"))
+        #expect(try #require(message(["replace-beacon", "list", "--venue", ""])).contains("--venue must not be empty"))
+    }
+
+    @Test("replace-beacon's flag forms of earlier versions name the subcommand to run instead", arguments: [
+        (["--venue", "v", "--old", "X", "--new", "Y", "--dry-run"], "survey replace-beacon replace --venue v --old X --new Y --dry-run"),
+        (["--venue", "v", "--remove", "--old", "X"], "survey replace-beacon remove --venue v --old X"),
+        (["--list", "--venue", "v", "--json"], "survey replace-beacon list --venue v --json"),
+        (["--venue", "v", "--undo", "2", "--no-tune"], "survey replace-beacon undo --venue v --no-tune 2"),
+        (["--venue=v", "--undo=2"], "survey replace-beacon undo --venue=v 2"),
+        (["--venue", "my hall", "--list"], "survey replace-beacon list --venue 'my hall'"),
+    ])
+    func replaceBeaconFlagForms(arguments: [String], suggestion: String) throws {
+        // Given a command written for the flag form
+        // When it is parsed
+        let printed = try #require(message(["replace-beacon"] + arguments))
+        // Then the error spells out the subcommand form with the same arguments
+        #expect(printed.contains("takes a subcommand instead of these flags now; run:\n  \(suggestion)"), "\(printed)")
+    }
+
+    @Test("replace-beacon without a subcommand prints its help; an unknown one is named")
+    func replaceBeaconWithoutSubcommand() throws {
+        // Given no subcommand, then the group's help lists the four subcommands (and not the hidden one)
+        let help = try #require(message(["replace-beacon"]))
+        for subcommand in ["replace", "remove", "list", "undo"] { #expect(help.contains("  \(subcommand) ")) }
+        #expect(!help.contains("flag-forms"))
+        // Given an unknown subcommand or options before the subcommand, then the error says what to do
+        #expect(try #require(message(["replace-beacon", "swap", "--venue", "v"])).contains("'swap' is not a subcommand of 'survey replace-beacon'"))
+        #expect(try #require(message(["replace-beacon", "--venue", "v", "list"])).contains("needs a subcommand before its options"))
     }
 }

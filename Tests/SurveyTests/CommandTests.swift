@@ -403,28 +403,28 @@ struct CommandTests {
         let old = "\(Self.uuid):1:3", new = "\(Self.uuid):1:30"
         let start = try revision()
         // A dry run reports and writes nothing
-        let dry = try survey("replace-beacon", "--venue", "hall", "--old", old, "--new", new, "--dry-run")
+        let dry = try survey("replace-beacon", "replace", "--venue", "hall", "--old", old, "--new", new, "--dry-run")
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("Would replace \(old) by \(new): 6 survey entries inherited"))
         #expect(try revision() == start)
         // The replacement itself
-        let done = try survey("replace-beacon", "--venue", "hall", "--old", old, "--new", new, "--operator", "ops", "--no-tune")
+        let done = try survey("replace-beacon", "replace", "--venue", "hall", "--old", old, "--new", new, "--operator", "ops", "--no-tune")
         #expect(done.stdout.contains("Replaced \(old) by \(new)"))
         #expect(try revision() == start + 1)
         #expect(try survey("venue", "show", "hall").stdout.contains("\(old)  B3  at (10.0, 0.0) floor 0  retired"))
-        let list = try survey("replace-beacon", "--venue", "hall", "--list")
+        let list = try survey("replace-beacon", "list", "--venue", "hall")
         #expect(list.stdout.contains("ops  \(old) → \(new), 6 entries"))
         // Undo
-        let undone = try survey("replace-beacon", "--venue", "hall", "--undo", "1", "--no-tune")
+        let undone = try survey("replace-beacon", "undo", "--venue", "hall", "1", "--no-tune")
         #expect(undone.stdout.contains("Undid replacement 1"))
         #expect(try revision() == start + 2)
         // Removal, and the errors of a second removal and an unknown beacon
-        let removed = try survey("replace-beacon", "--venue", "hall", "--remove", "--old", old, "--json")
+        let removed = try survey("replace-beacon", "remove", "--venue", "hall", "--old", old, "--json")
         #expect(removed.stdout.contains(#""kind" : "remove""#))
-        let again = try survey("replace-beacon", "--venue", "hall", "--remove", "--old", old)
+        let again = try survey("replace-beacon", "remove", "--venue", "hall", "--old", old)
         #expect(again.status != 0)
         #expect(again.stderr.contains("already retired"))
-        let unknown = try survey("replace-beacon", "--venue", "hall", "--remove", "--old", "\(Self.uuid):9:9")
+        let unknown = try survey("replace-beacon", "remove", "--venue", "hall", "--old", "\(Self.uuid):9:9")
         #expect(unknown.stderr.contains("venue 'hall' has no beacon \(Self.uuid):9:9"))
     }
 

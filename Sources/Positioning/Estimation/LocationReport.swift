@@ -1,3 +1,9 @@
+/// Whether a query was given a position; encoded as `located` or `unknown`.
+public enum LocationStatus: String, Codable, Sendable {
+    case located
+    case unknown
+}
+
 /// A ``LocationResult`` in the vocabulary of the API and the command line: what `positiond` answers and
 /// `survey locate` prints, so the two cannot drift apart.
 public struct LocationReport: Codable, Hashable, Sendable {
@@ -11,12 +17,12 @@ public struct LocationReport: Codable, Hashable, Sendable {
 
     public struct Reason: Codable, Hashable, Sendable {
         /// Stable machine-readable code: `no_known_beacon`, `too_few_beacons`, `no_common_beacon`, `too_far`.
-        public var code: String
+        public var code: UnknownReason.Code
         public var message: String
     }
 
-    /// `located` or `unknown`.
-    public var status: String
+    /// `located`, or `unknown` with a ``reason``.
+    public var status: LocationStatus
     public var position: Position?
     /// Why the scan could not be located (status `unknown` only).
     public var reason: Reason?
@@ -32,11 +38,11 @@ public struct LocationReport: Codable, Hashable, Sendable {
     public init(_ result: LocationResult, revision: Int?) {
         switch result.outcome {
         case .located(let position):
-            status = "located"
+            status = .located
             self.position = position
             reason = nil
         case .unknown(let why):
-            status = "unknown"
+            status = .unknown
             position = nil
             reason = Reason(code: why.code, message: why.description)
         }

@@ -35,13 +35,22 @@ public enum UnknownReason: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The stable machine-readable codes of the reasons: what the API and `survey locate` write, and what
+    /// evaluation reports count unknown answers by.
+    public enum Code: String, Codable, Sendable, CaseIterable {
+        case noKnownBeacon = "no_known_beacon"
+        case tooFewBeacons = "too_few_beacons"
+        case noCommonBeacon = "no_common_beacon"
+        case tooFar = "too_far"
+    }
+
     /// A stable machine-readable code.
-    public var code: String {
+    public var code: Code {
         switch self {
-        case .noKnownBeacon: "no_known_beacon"
-        case .tooFewBeacons: "too_few_beacons"
-        case .noCommonBeacon: "no_common_beacon"
-        case .tooFar: "too_far"
+        case .noKnownBeacon: .noKnownBeacon
+        case .tooFewBeacons: .tooFewBeacons
+        case .noCommonBeacon: .noCommonBeacon
+        case .tooFar: .tooFar
         }
     }
 }

@@ -131,14 +131,14 @@ struct Tally {
 
     mutating func unusable() {
         queries += 1
-        unknown[UnknownReason.noKnownBeacon.code, default: 0] += 1
+        unknown[UnknownReason.Code.noKnownBeacon.rawValue, default: 0] += 1
     }
 
     mutating func add(_ outcome: LocationResult.Outcome, truth: GroundTruth) {
         queries += 1
         switch outcome {
         case .unknown(let reason):
-            unknown[reason.code, default: 0] += 1
+            unknown[reason.code.rawValue, default: 0] += 1
         case .located(let position):
             let dx = position.x - truth.x, dy = position.y - truth.y
             let error = (dx * dx + dy * dy).squareRoot()

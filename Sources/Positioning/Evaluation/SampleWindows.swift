@@ -1,5 +1,14 @@
+/// A sample and as much as windowing needs of where it was taken: consecutive samples of one device at
+/// one place form a window (``SampleWindows``).
+public protocol PlacedSample: Sendable {
+    var sample: Sample { get }
+
+    /// Whether `other` was taken by the same device at the same place.
+    func isSamePlace(as other: Self) -> Bool
+}
+
 /// A sample together with where it was really taken (survey logs and test walks).
-public struct LabelledSample: Hashable, Sendable {
+public struct LabelledSample: PlacedSample, Hashable {
     public var sample: Sample
     public var truth: GroundTruth
 
@@ -10,7 +19,7 @@ public struct LabelledSample: Hashable, Sendable {
 
     /// Whether `other` was taken by the same device at the same place: the same spot name, or, for
     /// samples without one, the same coordinates. This is what groups consecutive samples into windows.
-    func isSamePlace(as other: LabelledSample) -> Bool {
+    public func isSamePlace(as other: LabelledSample) -> Bool {
         guard sample.device == other.sample.device else { return false }
         if let spot = truth.spot { return other.truth.spot == spot }
         return other.truth.spot == nil && other.truth.x == truth.x && other.truth.y == truth.y
@@ -18,22 +27,41 @@ public struct LabelledSample: Hashable, Sendable {
     }
 }
 
+/// A sample to locate, with the name of the spot it was taken at when its log names one (a test walk
+/// does, a live scan does not): `survey locate`'s input, where ground truth may be partial or absent.
+public struct SpotLabelledSample: PlacedSample, Hashable {
+    public var sample: Sample
+    /// The spot the log names, nil for a scan without one.
+    public var spot: String?
+
+    public init(sample: Sample, spot: String?) {
+        self.sample = sample
+        self.spot = spot
+    }
+
+    /// Whether `other` was taken by the same device with the same spot label (two unlabelled samples of
+    /// one device count as one place: a live scan says nothing about where it was taken).
+    public func isSamePlace(as other: SpotLabelledSample) -> Bool {
+        sample.device == other.sample.device && spot == other.spot
+    }
+}
+
 /// Grouping of consecutive samples of one device at one place into windows.
 public enum SampleWindows {
-    /// Splits `samples` into runs of consecutive samples of one device at one spot, then chops every
-    /// run into windows of `size`. A run's last window keeps what is left (from 1 to `size` samples),
-    /// so no sample is lost.
-    public static func windows(of samples: [LabelledSample], size: Int) -> [[LabelledSample]] {
-        var windower = SampleWindower(size: size)
+    /// Splits `samples` into runs of consecutive samples of one device at one place
+    /// (``PlacedSample/isSamePlace(as:)``), then chops every run into windows of `size`. A run's last
+    /// window keeps what is left (from 1 to `size` samples), so no sample is lost.
+    public static func windows<Element: PlacedSample>(of samples: [Element], size: Int) -> [[Element]] {
+        var windower = SampleWindower<Element>(size: size)
         return windower.add(samples) + windower.finish()
     }
 }
 
 /// The windows of ``SampleWindows/windows(of:size:)`` for samples that arrive in pieces (a long log
 /// read a piece at a time): feeding the pieces in order gives exactly the windows of the whole.
-public struct SampleWindower: Sendable {
+public struct SampleWindower<Element: PlacedSample>: Sendable {
     public let size: Int
-    private var current: [LabelledSample] = []
+    private var current: [Element] = []
 
     public init(size: Int) {
         precondition(size >= 1, "a window holds at least one sample")
@@ -42,8 +70,8 @@ public struct SampleWindower: Sendable {
     }
 
     /// Adds the next samples and returns the windows they complete.
-    public mutating func add(_ samples: [LabelledSample]) -> [[LabelledSample]] {
-        var windows: [[LabelledSample]] = []
+    public mutating func add(_ samples: [Element]) -> [[Element]] {
+        var windows: [[Element]] = []
         windows.reserveCapacity(samples.count / size + 1)
         for sample in samples {
             if let first = current.first, !first.isSamePlace(as: sample) {
@@ -60,7 +88,7 @@ public struct SampleWindower: Sendable {
     }
 
     /// The last, incomplete window, if any: call once the samples are over.
-    public mutating func finish() -> [[LabelledSample]] {
+    public mutating func finish() -> [[Element]] {
         defer { current.removeAll() }
         return current.isEmpty ? [] : [current]
     }

@@ -39,14 +39,93 @@ public struct ProximityDecider: Sendable, Hashable {
         /// `beacon` is significantly nearest: it beats the runner-up by `marginDB` on average.
         case nearest(Candidate, marginDB: Double, runnerUp: Candidate?)
         /// No beacon stands out; the candidates, strongest first.
-        case undecided([Candidate], reason: String)
+        case undecided([Candidate], reason: UndecidedReason)
         /// Nothing usable was heard.
-        case nothing(reason: String)
+        case nothing(reason: NothingReason)
+    }
+
+    /// Why no beacon stands out: which of the three conditions the strongest beacon missed.
+    public enum UndecidedReason: Hashable, Sendable, CustomStringConvertible {
+        /// The strongest beacon was heard in `heard` samples, fewer than the `required` ``minimumSamples``.
+        case tooFewSamples(heard: Int, required: Int)
+        /// The strongest beacon's mean RSSI beats the runner-up's by `margin` dB, less than the `required`
+        /// ``marginDB``.
+        case marginTooSmall(margin: Double, required: Double)
+        /// The strongest beacon was the strongest in only `ledIn` of the `contested` samples in which it or
+        /// the runner-up was heard, a smaller share than ``requiredShare``.
+        case rarelyStrongest(ledIn: Int, contested: Int)
+
+        /// The reasons' stable machine-readable codes.
+        public enum Code: String, Hashable, Sendable, CaseIterable {
+            case tooFewSamples = "too_few_samples"
+            case marginTooSmall = "margin_too_small"
+            case rarelyStrongest = "rarely_strongest"
+        }
+
+        /// A stable machine-readable code.
+        public var code: Code {
+            switch self {
+            case .tooFewSamples: .tooFewSamples
+            case .marginTooSmall: .marginTooSmall
+            case .rarelyStrongest: .rarelyStrongest
+            }
+        }
+
+        /// The reason for people (what the proximity route answers as `reason`).
+        public var message: String {
+            switch self {
+            case .tooFewSamples(let heard, let required):
+                "the strongest beacon was heard in \(heard) sample\(heard == 1 ? "" : "s"); \(required) needed"
+            case .marginTooSmall(let margin, let required):
+                "the strongest beacon leads by \(Self.rounded(margin)) dB; \(Self.rounded(required)) dB needed"
+            case .rarelyStrongest(let ledIn, let contested):
+                "the strongest beacon led in \(ledIn) of \(contested) samples"
+            }
+        }
+
+        public var description: String { message }
+
+        /// Decibels to one decimal, as people read them.
+        private static func rounded(_ value: Double) -> String {
+            String(Double((value * 10).rounded()) / 10)
+        }
+    }
+
+    /// Why nothing could be decided at all.
+    public enum NothingReason: Hashable, Sendable, CustomStringConvertible {
+        /// The decision was asked of no sample.
+        case noSamples
+        /// None of the `samples` held a reading that survived cleaning.
+        case noUsableReading(samples: Int)
+
+        /// The reasons' stable machine-readable codes.
+        public enum Code: String, Hashable, Sendable, CaseIterable {
+            case noSamples = "no_samples"
+            case noUsableReading = "no_usable_reading"
+        }
+
+        /// A stable machine-readable code.
+        public var code: Code {
+            switch self {
+            case .noSamples: .noSamples
+            case .noUsableReading: .noUsableReading
+            }
+        }
+
+        /// The reason for people (what the proximity route answers as `reason`).
+        public var message: String {
+            switch self {
+            case .noSamples: "no samples were given"
+            case .noUsableReading(let samples): "no usable beacon reading in \(samples) sample\(samples == 1 ? "" : "s")"
+            }
+        }
+
+        public var description: String { message }
     }
 
     /// Decides from `samples` (any order; typically 5 consecutive samples of one phone).
     public func decide(_ samples: [Sample]) -> Decision {
-        guard !samples.isEmpty else { return .nothing(reason: "no samples were given") }
+        guard !samples.isEmpty else { return .nothing(reason: .noSamples) }
         let cleaned = samples.map { cleaner.clean($0) }
         var sums: [BeaconID: (total: Double, count: Int, strongest: Int)] = [:]
         for sample in cleaned {
@@ -64,30 +143,26 @@ public struct ProximityDecider: Sendable, Hashable {
                       strongestIn: $0.value.strongest)
         }.sorted { $0.meanRSSI != $1.meanRSSI ? $0.meanRSSI > $1.meanRSSI : $0.beacon < $1.beacon }
         guard let leader = candidates.first else {
-            return .nothing(reason: "no usable beacon reading in \(samples.count) sample\(samples.count == 1 ? "" : "s")")
+            return .nothing(reason: .noUsableReading(samples: samples.count))
         }
         let listed = Array(candidates.prefix(candidateCount))
         guard leader.samples >= minimumSamples else {
-            return .undecided(listed, reason: "the strongest beacon was heard in \(leader.samples) sample\(leader.samples == 1 ? "" : "s"); \(minimumSamples) needed")
+            return .undecided(listed, reason: .tooFewSamples(heard: leader.samples, required: minimumSamples))
         }
         guard let runnerUp = candidates.dropFirst().first else {
             return .nearest(leader, marginDB: .infinity, runnerUp: nil)
         }
         let margin = leader.meanRSSI - runnerUp.meanRSSI
         guard margin >= marginDB else {
-            return .undecided(listed, reason: "the strongest beacon leads by \(rounded(margin)) dB; \(rounded(marginDB)) dB needed")
+            return .undecided(listed, reason: .marginTooSmall(margin: margin, required: marginDB))
         }
         let contested = cleaned.filter { sample in
             sample.readings.contains { $0.beacon == leader.beacon || $0.beacon == runnerUp.beacon }
         }.count
         let share = Double(leader.strongestIn) / Double(max(1, contested))
         guard share >= requiredShare else {
-            return .undecided(listed, reason: "the strongest beacon led in \(leader.strongestIn) of \(contested) samples")
+            return .undecided(listed, reason: .rarelyStrongest(ledIn: leader.strongestIn, contested: contested))
         }
         return .nearest(leader, marginDB: margin, runnerUp: runnerUp)
-    }
-
-    private func rounded(_ value: Double) -> String {
-        String(Double((value * 10).rounded()) / 10)
     }
 }

@@ -24,8 +24,8 @@ extension Components.Schemas.Candidate {
 }
 
 extension Components.Schemas.UnknownReasonCode {
-    init(_ reason: UnknownReason) {
-        switch reason {
+    init(_ code: UnknownReason.Code) {
+        switch code {
         case .noKnownBeacon: self = .noKnownBeacon
         case .tooFewBeacons: self = .tooFewBeacons
         case .noCommonBeacon: self = .noCommonBeacon
@@ -36,7 +36,7 @@ extension Components.Schemas.UnknownReasonCode {
 
 extension Components.Schemas.Reason {
     init(_ reason: UnknownReason) {
-        self.init(code: .init(reason), message: reason.description)
+        self.init(code: .init(reason.code), message: reason.description)
     }
 }
 
@@ -162,9 +162,23 @@ extension Components.Schemas.Proximity {
     }
 }
 
-// TEMP(stage 1): replaced by the typed proximity reasons from Positioning.
 extension Components.Schemas.ProximityReason {
-    init(_ text: String) {
-        self.init(code: .marginTooSmall, message: text)
+    init(_ reason: ProximityDecider.UndecidedReason) {
+        let code: Components.Schemas.ProximityReasonCode =
+            switch reason.code {
+            case .tooFewSamples: .tooFewSamples
+            case .marginTooSmall: .marginTooSmall
+            case .rarelyStrongest: .rarelyStrongest
+            }
+        self.init(code: code, message: reason.message)
+    }
+
+    init(_ reason: ProximityDecider.NothingReason) {
+        let code: Components.Schemas.ProximityReasonCode =
+            switch reason.code {
+            case .noSamples: .noSamples
+            case .noUsableReading: .noUsableReading
+            }
+        self.init(code: code, message: reason.message)
     }
 }

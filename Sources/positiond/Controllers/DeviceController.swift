@@ -10,8 +10,12 @@ extension PositiondAPI {
     func track(_ samples: [Sample], of device: String, in venue: VenueSnapshot) throws -> Components.Schemas.Device {
         let configuration = venue.configuration
         // Refuse a body that says nothing about this venue before it touches the device's state.
-        _ = try knownFingerprint(
-            of: samples.map(configuration.builder.cleaner.clean), venue: venue, builder: configuration.builder, outcomes: samplesOutcomes)
+        do {
+            _ = try venue.pipeline.query(for: samples)
+        } catch {
+            samplesOutcomes.rejected.increment()
+            throw HTTPError(.unprocessableContent, message: error.message(venue: venue.details.id))
+        }
 
         let key = DeviceRegistry.Key(venue: venue.details.id, device: device)
         let ordered = samples.count > 1 ? samples.sorted { $0.time < $1.time } : samples  // outside the shard's lock

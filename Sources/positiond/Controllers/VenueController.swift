@@ -17,13 +17,16 @@ extension PositiondAPI {
     }
 
     /// The stateless answer to `samples` in `venue`: one window through the venue's locate pipeline.
+    ///
+    /// - Throws: 422 when the samples hold nothing of the venue (``LocateRefusal``).
     func locate(_ samples: [Sample], in venue: VenueSnapshot) throws -> Components.Schemas.Locate {
-        let configuration = venue.configuration
-        // Within one request a frozen beacon can only show in long bursts; the tracked route keeps history.
-        let cleaned = samples.map(configuration.builder.cleaner.clean)
-        let live = StuckBeaconDetector.removingStuckReadings(from: cleaned, minimumRepeats: configuration.tracking.stuckRepeats).samples
-        let query = try knownBeacons(in: live, venue: venue, builder: configuration.builder, outcomes: locateOutcomes)
-        let result = configuration.locator.locate(query, in: venue.map)
+        let result: LocationResult
+        do {
+            result = try venue.pipeline.locate(samples)
+        } catch {
+            locateOutcomes.rejected.increment()
+            throw HTTPError(.unprocessableContent, message: error.message(venue: venue.details.id))
+        }
         (result.position == nil ? locateOutcomes.unknown : locateOutcomes.located).increment()
         return Components.Schemas.Locate(venue: venue.details.id, result: result, revision: venue.revision)
     }
@@ -43,43 +46,4 @@ extension PositiondAPI {
         }
         return .ok(.init(body: .json(.init(venue.configuration.proximity.decide(heard), spotOfBeacon: venue.spotOfBeacon))))
     }
-}
-
-/// The query of cleaned `samples` in `venue`, or 422 when nothing usable of the venue was heard.
-func knownBeacons(
-    in samples: [Sample], venue: VenueSnapshot, builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
-) throws -> QueryVector {
-    let fingerprint = try usableFingerprint(of: samples, builder: builder, outcomes: outcomes)
-    let query = venue.map.query(for: fingerprint)
-    guard query.presentCount > 0 else { throw noKnownBeacon(in: fingerprint, venue: venue, outcomes: outcomes) }
-    return query
-}
-
-/// The fingerprint of cleaned `samples`, or 422 unless it holds a beacon of `venue`'s radio map; for
-/// routes that only need to know the body is worth acting on.
-func knownFingerprint(
-    of samples: [Sample], venue: VenueSnapshot, builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
-) throws -> Fingerprint {
-    let fingerprint = try usableFingerprint(of: samples, builder: builder, outcomes: outcomes)
-    guard fingerprint.entries.keys.contains(where: { venue.map.column(of: $0) != nil }) else {
-        throw noKnownBeacon(in: fingerprint, venue: venue, outcomes: outcomes)
-    }
-    return fingerprint
-}
-
-private func usableFingerprint(
-    of samples: [Sample], builder: FingerprintBuilder, outcomes: Observability.LocateOutcomes
-) throws -> Fingerprint {
-    do {
-        return try builder.fingerprint(ofCleaned: samples)
-    } catch {
-        outcomes.rejected.increment()
-        throw HTTPError(.unprocessableContent, message: "no known beacon: no usable beacon reading in the samples (all empty, 0 or out of range)")
-    }
-}
-
-private func noKnownBeacon(in fingerprint: Fingerprint, venue: VenueSnapshot, outcomes: Observability.LocateOutcomes) -> HTTPError {
-    outcomes.rejected.increment()
-    let heard = fingerprint.beacons.prefix(5).map(\.description).joined(separator: ", ")
-    return HTTPError(.unprocessableContent, message: "no known beacon: none of the \(fingerprint.entries.count) beacons heard (\(heard)) is surveyed in venue '\(venue.details.id)'")
 }

@@ -10,6 +10,8 @@ struct VenueSnapshot: Sendable {
     let map: RadioMap
     /// The venue's positioning configuration: its tuning (`survey tune`), or the untuned one.
     let configuration: PositioningConfiguration
+    /// The stateless locate of a window of samples in `map`: the one `survey locate` uses too.
+    let pipeline: LocatePipeline
     /// The revision the venue was tuned at; nil when it was never tuned.
     let tunedRevision: Int?
     /// The spot a beacon names for proximity: the nearest spot on its floor within 3 m, or the spot whose
@@ -25,6 +27,7 @@ struct VenueSnapshot: Sendable {
         configuration = survey.configuration
         tunedRevision = survey.tuning?.revision
         map = try survey.radioMap(configuration: configuration)
+        pipeline = LocatePipeline(configuration: configuration, map: map)
         var spots: [BeaconID: Spot] = [:]
         for beacon in survey.venue.activeBeacons {
             if let label = beacon.label, let named = survey.spots.first(where: { $0.name == label }) {

@@ -19,7 +19,7 @@ struct SurveyRecording {
     var beaconRows: [BeaconID: Int64]
     var spotRows: [String: Int64] = [:]
     var sessions: [String: Int64] = [:]
-    var windower: SampleWindower
+    var windower: SampleWindower<LabelledSample>
 
     var samples = 0
     var emptySamples = 0
