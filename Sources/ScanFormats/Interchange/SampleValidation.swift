@@ -28,30 +28,33 @@ public struct SampleValidation: Sendable, Hashable {
 
     /// What is wrong with the time `t` of field `field`, judged against the clock reading `now` (seconds
     /// since the Unix epoch); nil when it is plausible.
-    public func problem(time t: Double, field: String, now: Double) -> String? {
-        guard t.isFinite else { return "\(field) is not a finite number" }
-        if t < 0 { return "\(field) \(Self.format(t)) is negative: it must be seconds since the Unix epoch" }
+    ///
+    /// The field names of these checks are autoclosures, made only for a problem: positiond checks every
+    /// reading of every request.
+    public func problem(time t: Double, field: @autoclosure () -> String, now: Double) -> String? {
+        guard t.isFinite else { return "\(field()) is not a finite number" }
+        if t < 0 { return "\(field()) \(Self.format(t)) is negative: it must be seconds since the Unix epoch" }
         if t > now + futureTolerance {
             let hint = t > 1e11 ? " (milliseconds instead of seconds?)" : " (is the device's clock wrong?)"
-            return "\(field) \(Self.format(t)) is \(Self.format(t - now)) s ahead of the server's clock, more than \(Self.format(futureTolerance)) s\(hint)"
+            return "\(field()) \(Self.format(t)) is \(Self.format(t - now)) s ahead of the server's clock, more than \(Self.format(futureTolerance)) s\(hint)"
         }
         return nil
     }
 
     /// What is wrong with an RSSI value at `field`; nil when a radio can report it.
-    public func problem(rssi: Double, field: String) -> String? {
-        guard rssi.isFinite else { return "\(field) is not a finite number" }
+    public func problem(rssi: Double, field: @autoclosure () -> String) -> String? {
+        guard rssi.isFinite else { return "\(field()) is not a finite number" }
         guard rssi == 0 || reportableRSSI.contains(rssi) else {
-            return "\(field) \(Self.format(rssi)) is outside \(Int(reportableRSSI.lowerBound))...\(Int(reportableRSSI.upperBound)) dBm, what BLE radios report (0 means unknown)"
+            return "\(field()) \(Self.format(rssi)) is outside \(Int(reportableRSSI.lowerBound))...\(Int(reportableRSSI.upperBound)) dBm, what BLE radios report (0 means unknown)"
         }
         return nil
     }
 
     /// What is wrong with a venue coordinate at `field`; nil when it is plausible.
-    public func problem(coordinate: Double, field: String) -> String? {
-        guard coordinate.isFinite else { return "\(field) is not a finite number" }
+    public func problem(coordinate: Double, field: @autoclosure () -> String) -> String? {
+        guard coordinate.isFinite else { return "\(field()) is not a finite number" }
         guard abs(coordinate) <= Self.maximumCoordinate else {
-            return "\(field) \(Self.format(coordinate)) is more than \(Int(Self.maximumCoordinate)) m from the venue's origin"
+            return "\(field()) \(Self.format(coordinate)) is more than \(Int(Self.maximumCoordinate)) m from the venue's origin"
         }
         return nil
     }

@@ -13,14 +13,15 @@ import Positioning
 /// throughput (README, "Load"). Here the single-pass parser reads the body and ``JSONWriter`` writes
 /// the answer, byte for byte what JSONEncoder would write.
 extension PositiondAPI {
+    /// Registers both on `group`, the authenticated `/v1/venues`.
     func registerHotRoutes(on group: RouterGroup<AppRequestContext>) {
-        group.post("v1/venues/:venue/locate") { request, context in
+        group.post(":venue/locate") { request, context in
             try context.require(.locate)
             let venue = try catalog.snapshot(for: request, context)
             let samples = try await samples(of: request, device: "anonymous")
             return JSONWriter.response(try locate(samples, in: venue))
         }
-        group.post("v1/venues/:venue/devices/:device/samples") { request, context in
+        group.post(":venue/devices/:device/samples") { request, context in
             try context.require(.locate)
             let venue = try catalog.snapshot(for: request, context)
             let device = try Self.deviceID(try request.parameter("device", context))
