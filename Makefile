@@ -3,7 +3,8 @@
 
 SWIFT     ?= swift
 DB        ?= beaconfix.sqlite
-APT_DEPS  := libsqlite3-dev libblas-dev pkg-config
+# libjs-leaflet: the map page's Leaflet, served by positiond from /usr/share/javascript/leaflet.
+APT_DEPS  := libsqlite3-dev libblas-dev pkg-config libjs-leaflet
 # Tests run optimised: the accuracy tests tune every shared dataset (cross-validation over the whole search
 # space), which takes seconds optimised and many minutes in a debug build. -enable-testing lets the tests'
 # @testable imports see internal types; `make run` builds with the same flags so the two share one build.

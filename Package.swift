@@ -89,6 +89,8 @@ let package = Package(
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            // The web pages' own HTML, scripts and styles, served as they are (no build step).
+            resources: [.copy("Web")],
             swiftSettings: swiftSettings,
             plugins: [
                 .plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator"),

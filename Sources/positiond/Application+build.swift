@@ -37,10 +37,11 @@ func buildApplication(
     router.middlewares.add(RequestIDMiddleware())
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(AccessLogMiddleware(.info))
-    let authentication = AuthenticationMiddleware(keys: keys)
+    let tickets = LiveTickets(lifetime: settings.liveTicketLifetime)
+    let authentication = AuthenticationMiddleware(keys: keys, tickets: tickets)
     let api = PositiondAPI(
         store: store, catalog: catalog, devices: devices, hub: hub, parser: parser, metricsRegistry: metrics,
-        document: try APIDocument())
+        document: try APIDocument(), tickets: tickets, web: WebAssets(leafletDirectory: settings.leafletDirectory, logger: logger))
     try api.register(on: router, authentication: authentication)
     LiveController(catalog: catalog, hub: hub).register(on: router.group("v1/venues").add(middleware: authentication))
 

@@ -30,6 +30,10 @@ struct Settings: Sendable {
     var maximumLiveSubscribersPerKey = 50
     /// Seconds a sample's `t` may be ahead of the server's clock (phones' clocks drift); later is a 422.
     var clockFutureTolerance: Double = 300
+    /// Where Leaflet's files are (Debian's libjs-leaflet): the map page loads them from /web/leaflet/.
+    var leafletDirectory = "/usr/share/javascript/leaflet"
+    /// How long a live-feed ticket (`POST .../live/tickets`) may wait for its one use.
+    var liveTicketLifetime: Duration = .seconds(30)
 
     init() {}
 
@@ -73,6 +77,8 @@ struct Settings: Sendable {
         maximumLiveSubscribers = integer("live.max.total") ?? defaults.maximumLiveSubscribers
         maximumLiveSubscribersPerKey = integer("live.max.per.key") ?? defaults.maximumLiveSubscribersPerKey
         clockFutureTolerance = number("clock.future.seconds") ?? defaults.clockFutureTolerance
+        leafletDirectory = reader.string(forKey: "web.leaflet", default: defaults.leafletDirectory)
+        liveTicketLifetime = seconds("live.ticket.seconds", defaults.liveTicketLifetime)
         self.unreadable = unreadable
     }
 
@@ -92,6 +98,8 @@ struct Settings: Sendable {
         ("live.max.total", "1000", "live sockets open at once"),
         ("live.max.per.key", "50", "live sockets open at once per API key"),
         ("clock.future.seconds", "300", "how far ahead of the server's clock a sample's t may be"),
+        ("web.leaflet", "/usr/share/javascript/leaflet", "Leaflet's folder (Debian libjs-leaflet), for the map page"),
+        ("live.ticket.seconds", "30", "how long a live-feed ticket stays usable (once)"),
     ]
 
     static func flag(of key: String) -> String { "--" + key.replacingOccurrences(of: ".", with: "-") }

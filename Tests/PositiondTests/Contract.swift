@@ -20,6 +20,8 @@ struct Contract: @unchecked Sendable {
         "Proximity": Components.Schemas.Proximity.self,
         "Device": Components.Schemas.Device.self,
         "LiveMessage": Components.Schemas.LiveMessage.self,
+        "Coverage": Components.Schemas.Coverage.self,
+        "LiveTicket": Components.Schemas.LiveTicket.self,
         ]
     }
 
@@ -75,8 +77,10 @@ struct Contract: @unchecked Sendable {
         switch (mediaType, schema["type"] as? String) {
         case ("application/json", "object"):
             return (try? JSONSerialization.jsonObject(with: body)) is [String: Any] ? [] : ["not a JSON object"]
-        case ("text/plain", "string"):
+        case (let text, "string") where text.hasPrefix("text/") || text == "image/svg+xml":
             return String(data: body, encoding: .utf8) == nil ? ["not UTF-8 text"] : []
+        case (let image, "string") where image.hasPrefix("image/") && schema["format"] as? String == "binary":
+            return body.isEmpty ? ["an empty image"] : []
         default:
             return ["no check for \(mediaType) schema \(schema)"]
         }

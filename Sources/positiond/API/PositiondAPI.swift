@@ -15,6 +15,8 @@ struct PositiondAPI: APIProtocol {
     let parser: SampleParser
     let metricsRegistry: PrometheusCollectorRegistry
     let document: APIDocument
+    let tickets: LiveTickets
+    let web: WebAssets
     let locateOutcomes = Observability.LocateOutcomes(route: "locate")
     let samplesOutcomes = Observability.LocateOutcomes(route: "samples")
 
@@ -37,6 +39,7 @@ struct PositiondAPI: APIProtocol {
         try registerHandlers(on: group, configuration: Self.configuration)
         // The hot routes need none of that: they take the context and enforce the body limit themselves.
         registerHotRoutes(on: router.group("v1/venues").add(middleware: authentication))
+        registerWebFiles(on: router)
     }
 }
 

@@ -60,3 +60,19 @@ struct LiveController {
         }
     }
 }
+
+/// `POST /v1/venues/{venue}/live/tickets`: what a browser opens the live feed with.
+extension PositiondAPI {
+    func createLiveTicket(_ input: Operations.CreateLiveTicket.Input) async throws -> Operations.CreateLiveTicket.Output {
+        let context = try RequestScope.current
+        try context.require(.locate)
+        let venue = try catalog.snapshot(named: input.path.venue)
+        do {
+            let ticket = try tickets.issue(venue: venue.details.id, scope: context.scope, client: context.client)
+            let seconds = Double(tickets.lifetime.components.seconds) + Double(tickets.lifetime.components.attoseconds) / 1e18
+            return .created(.init(body: .json(.init(ticket: ticket, expiresInS: seconds))))
+        } catch {
+            throw HTTPError(.tooManyRequests, message: "\(tickets.maximumPending) live tickets wait for their use; try again in a few seconds")
+        }
+    }
+}

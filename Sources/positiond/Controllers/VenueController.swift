@@ -16,6 +16,11 @@ extension PositiondAPI {
         return .ok(.init(body: .json(.init(try catalog.snapshot(named: input.path.venue).details))))
     }
 
+    func getVenueCoverage(_ input: Operations.GetVenueCoverage.Input) async throws -> Operations.GetVenueCoverage.Output {
+        try RequestScope.current.require(.locate)
+        return .ok(.init(body: .json(try catalog.snapshot(named: input.path.venue).coverage)))
+    }
+
     /// The stateless answer to `samples` in `venue`: one window through the venue's locate pipeline.
     ///
     /// - Throws: 422 when the samples hold nothing of the venue (``LocateRefusal``).

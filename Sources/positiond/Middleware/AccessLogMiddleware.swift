@@ -11,7 +11,7 @@ struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
     /// Query parameters whose values are credentials, compared case-insensitively.
-    static let credentialParameters: Set<String> = ["access_token", "token", "api_key", "apikey", "key", "password", "secret", "authorization"]
+    static let credentialParameters: Set<String> = ["access_token", "ticket", "token", "api_key", "apikey", "key", "password", "secret", "authorization"]
 
     let level: Logger.Level
 

@@ -3,14 +3,32 @@ import Hummingbird
 
 /// Bearer API keys on /v1. Missing or unknown key: 401; a key whose scope does not allow the route: 403
 /// (routes state what they need with ``AppRequestContext/require(_:)``). With no key in the database,
-/// requests pass unauthenticated (the daemon then listens on loopback only).
+/// requests pass unauthenticated (the daemon then listens on loopback only). The live WebSocket also takes
+/// a single-use ticket (``LiveTickets``) in its `ticket` query parameter.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let keys: KeyCache
+    let tickets: LiveTickets
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let state = keys.current
         guard state.authenticationRequired else { return try await next(request, context) }
+        if let ticket = request.uri.queryParameters["ticket"] {
+            // Only the live feed takes tickets: /v1/venues/{venue}/live.
+            let path = request.uri.path.split(separator: "/")
+            guard path.count == 4, path[3] == "live",
+                let grant = tickets.redeem(String(ticket), venue: String(path[2]))
+            else {
+                throw HTTPError(
+                    .unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+                    message: "the live ticket is unknown, used, expired or for another route; get a new one with POST /v1/venues/{venue}/live/tickets")
+            }
+            var context = context
+            context.scope = grant.scope
+            context.client = grant.client
+            if let scope = grant.scope { context.logger[metadataKey: "key.scope"] = .string(scope.rawValue) }
+            return try await next(request, context)
+        }
         guard let token = Self.token(of: request) else {
             throw HTTPError(
                 .unauthorized, headers: [.wwwAuthenticate: "Bearer"],

@@ -19,10 +19,12 @@ struct VenueSnapshot: Sendable {
     let spotOfBeacon: [BeaconID: Spot]
     /// The venue's active beacons: what proximity listens to.
     let activeBeacons: Set<BeaconID>
+    /// Fingerprints per spot and every beacon's state: what the map colours by.
+    let coverage: Components.Schemas.Coverage
 
     var revision: Int { details.revision }
 
-    init(survey: VenueSurvey) throws {
+    init(survey: VenueSurvey, replacements: [BeaconReplacement] = []) throws {
         details = survey.venue
         configuration = survey.configuration
         tunedRevision = survey.tuning?.revision
@@ -41,6 +43,7 @@ struct VenueSnapshot: Sendable {
         }
         spotOfBeacon = spots
         activeBeacons = Set(survey.venue.activeBeacons.map(\.id))
+        coverage = Components.Schemas.Coverage(survey: survey, replacements: replacements)
     }
 }
 
@@ -86,7 +89,7 @@ final class VenueCatalog: Sendable {
     @discardableResult
     func reload(_ venue: String, from store: FingerprintStore) async throws -> VenueSnapshot {
         let survey = try await store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
-        let snapshot = try VenueSnapshot(survey: survey)
+        let snapshot = try VenueSnapshot(survey: survey, replacements: try await store.replacements(of: venue))
         replace(snapshot)
         return snapshot
     }

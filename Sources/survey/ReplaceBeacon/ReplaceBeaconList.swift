@@ -24,7 +24,7 @@ extension Survey.ReplaceBeacon {
         }
 
         func run() async throws {
-            let replacements = try store.open().replacements(of: venue)
+            let replacements = try await store.open().replacements(of: venue)
             if output.json { return try Output.json(replacements) }
             if replacements.isEmpty { return print("Venue '\(venue)' has no beacon replacement.") }
             for replacement in replacements { print(describe(replacement)) }

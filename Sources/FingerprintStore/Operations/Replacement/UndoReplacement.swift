@@ -5,11 +5,18 @@ import Positioning
 extension FingerprintStore {
     /// The venue's replacements and removals, newest first.
     public func replacements(of venueID: String) throws -> [BeaconReplacement] {
-        try writer.read { db in
-            try venueRecord(venueID, db)
-            return try BeaconReplacementRecord.filter(Column("venueId") == venueID).order(Column("id").desc).fetchAll(db)
-                .map { try replacement($0, db) }
-        }
+        try writer.read { db in try replacements(of: venueID, db) }
+    }
+
+    /// ``replacements(of:)`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    public func replacements(of venueID: String) async throws -> [BeaconReplacement] {
+        try await writer.read { db in try replacements(of: venueID, db) }
+    }
+
+    private func replacements(of venueID: String, _ db: Database) throws -> [BeaconReplacement] {
+        try venueRecord(venueID, db)
+        return try BeaconReplacementRecord.filter(Column("venueId") == venueID).order(Column("id").desc).fetchAll(db)
+            .map { try replacement($0, db) }
     }
 
     /// Reverses replacement `id` exactly: the inherited entries are deleted, the old beacon is active again,
