@@ -53,10 +53,13 @@ struct WebTests {
             // When the map asks for the coverage
             let response = try await client.call(.get, "/v1/venues/demo-hall/coverage")
             let coverage = try APIJSON.decoder.decode(Components.Schemas.Coverage.self, from: Data(buffer: response.body))
-            // Then every spot is there with its fingerprints, which add up to the radio map's
-            let survey = try await store.survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
-            #expect(coverage.spots.count == survey.spots.count)
-            #expect(coverage.spots.map(\.fingerprints).reduce(0, +) == survey.surveyed.count)
+            // Then every spot is there with its fingerprints, which add up to the venue's, and its thin spots
+            // are the ones `survey stats` names
+            let venue = try APIJSON.decoder.decode(
+                Components.Schemas.VenueList.self, from: Data(buffer: try await client.call(.get, "/v1/venues").body)).venues[0]
+            #expect(coverage.spots.count == venue.spots)
+            #expect(coverage.spots.map(\.fingerprints).reduce(0, +) == venue.fingerprints)
+            #expect(Set(coverage.spots.filter(\.thin).map(\.name)) == Set(try store.stats(of: "demo-hall").thinSpots.map(\.spot)))
             #expect(coverage.spots.allSatisfy { $0.thin == ($0.fingerprints < 3 || $0.medianBeacons < 3) })
             // And the beacons are active, replaced (naming the successor) or retired
             let byID = Dictionary(uniqueKeysWithValues: coverage.beacons.map { ($0.id, $0) })

@@ -491,3 +491,47 @@ public struct SurveyTuner: Sendable {
         return nearest.isEmpty ? 1 : ErrorStatistics.percentile(50, of: nearest.sorted()) / 2
     }
 }
+
+/// The cross-validated error at one spot of the survey.
+public struct SpotError: Hashable, Sendable, Codable {
+    /// Index into the validation's spots.
+    public var spot: Int
+    /// Mean error in metres of the spot's queries, each located with the spot left out; nil when none
+    /// was located.
+    public var meanError: Double?
+    /// Queries of the spot that were located.
+    public var located: Int
+    /// Queries of the spot answered `unknown`.
+    public var unknown: Int
+}
+
+extension SurveyCrossValidation {
+    /// How well `tuned` locates each spot when that spot's own fingerprints are left out
+    /// (leave-one-spot-out): where the survey is too thin or the signal too flat for a live phone to be
+    /// placed well. Spots without a query are absent.
+    public func spotErrors(of tuned: TunedConfiguration) throws(RadioMapError) -> [SpotError] {
+        let candidate = MapCandidate(window: tuned.referenceWindow, metric: tuned.metric)
+        let estimator = EstimatorChoice(
+            neighbours: tuned.neighbours, spotBest: tuned.spotBest, neighbourCount: tuned.neighbourCount,
+            weightingPower: tuned.weightingPower)
+        var errors: [Int: (sum: Double, located: Int, unknown: Int)] = [:]
+        for (query, protocolIndex, answer) in try answers(of: candidate, estimator: estimator, resolution: tuned.resolution)
+        where protocolIndex == 0 {
+            let spot = survey[query].spot
+            var tally = errors[spot] ?? (0, 0, 0)
+            if let answer, tuned.maximumDistance.map({ answer.bestDistance <= $0 }) ?? true {
+                tally.sum += answer.error
+                tally.located += 1
+            } else {
+                tally.unknown += 1
+            }
+            errors[spot] = tally
+        }
+        return errors.keys.sorted().map { spot in
+            let tally = errors[spot]!
+            return SpotError(
+                spot: spot, meanError: tally.located > 0 ? tally.sum / Double(tally.located) : nil,
+                located: tally.located, unknown: tally.unknown)
+        }
+    }
+}

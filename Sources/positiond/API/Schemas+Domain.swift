@@ -184,36 +184,24 @@ extension Components.Schemas.ProximityReason {
 }
 
 extension Components.Schemas.Coverage {
-    /// The coverage of `survey`'s radio map: a spot is thin with fewer than 3 fingerprints, or with
-    /// fingerprints that typically hold fewer than 3 beacons (as `survey stats` says); a retired beacon whose
-    /// survey a replacement (not undone) handed on is `replaced`.
-    init(survey: VenueSurvey, replacements: [BeaconReplacement]) {
-        var beaconsPerFingerprint = Array(repeating: [Int](), count: survey.spots.count)
-        for fingerprint in survey.surveyed where beaconsPerFingerprint.indices.contains(fingerprint.spot) {
-            beaconsPerFingerprint[fingerprint.spot].append(fingerprint.fingerprint.entries.count)
-        }
-        let spots = zip(survey.spots, beaconsPerFingerprint).map { spot, counts in
-            let median = counts.isEmpty ? 0 : counts.sorted()[counts.count / 2]
-            return Components.Schemas.SpotCoverage(
-                name: spot.name, x: spot.x, y: spot.y, floor: spot.floor, zone: spot.zone, fingerprints: counts.count,
-                medianBeacons: median, thin: counts.count < 3 || median < 3)
-        }
-        var successor: [String: String] = [:]
-        // Newest first: the latest replacement of a beacon names its successor.
-        for replacement in replacements where replacement.kind == .replace && replacement.undoneAt == nil {
-            if successor[replacement.old] == nil, let new = replacement.new { successor[replacement.old] = new }
-        }
-        let beacons = survey.venue.beacons.map { beacon in
-            let id = beacon.id.description
-            let state: Components.Schemas.BeaconState =
-                switch beacon.status {
-                case .active: .active
-                case .retired: successor[id] == nil ? .retired : .replaced
-                }
-            return Components.Schemas.CoverageBeacon(
-                id: id, label: beacon.label, x: beacon.x, y: beacon.y, floor: beacon.floor, status: state,
-                replacedBy: state == .replaced ? successor[id] : nil)
-        }
-        self.init(venue: survey.venue.id, revision: survey.revision, spots: spots, beacons: beacons)
+    init(_ coverage: VenueCoverage) {
+        self.init(
+            venue: coverage.venue, revision: coverage.revision,
+            spots: coverage.spots.map {
+                Components.Schemas.SpotCoverage(
+                    name: $0.spot.name, x: $0.spot.x, y: $0.spot.y, floor: $0.spot.floor, zone: $0.spot.zone,
+                    fingerprints: $0.fingerprints, medianBeacons: $0.medianBeacons, thin: $0.isThin)
+            },
+            beacons: coverage.beacons.map {
+                let state: Components.Schemas.BeaconState =
+                    switch $0.state {
+                    case .active: .active
+                    case .retired: .retired
+                    case .replaced: .replaced
+                    }
+                return Components.Schemas.CoverageBeacon(
+                    id: $0.beacon.id.description, label: $0.beacon.label, x: $0.beacon.x, y: $0.beacon.y, floor: $0.beacon.floor,
+                    status: state, replacedBy: $0.replacedBy?.description)
+            })
     }
 }

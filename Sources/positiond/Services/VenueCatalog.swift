@@ -24,7 +24,7 @@ struct VenueSnapshot: Sendable {
 
     var revision: Int { details.revision }
 
-    init(survey: VenueSurvey, replacements: [BeaconReplacement] = []) throws {
+    init(survey: VenueSurvey, coverage: VenueCoverage) throws {
         details = survey.venue
         configuration = survey.configuration
         tunedRevision = survey.tuning?.revision
@@ -43,7 +43,7 @@ struct VenueSnapshot: Sendable {
         }
         spotOfBeacon = spots
         activeBeacons = Set(survey.venue.activeBeacons.map(\.id))
-        coverage = Components.Schemas.Coverage(survey: survey, replacements: replacements)
+        self.coverage = Components.Schemas.Coverage(coverage)
     }
 }
 
@@ -89,7 +89,7 @@ final class VenueCatalog: Sendable {
     @discardableResult
     func reload(_ venue: String, from store: FingerprintStore) async throws -> VenueSnapshot {
         let survey = try await store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
-        let snapshot = try VenueSnapshot(survey: survey, replacements: try await store.replacements(of: venue))
+        let snapshot = try VenueSnapshot(survey: survey, coverage: try await store.coverage(of: venue))
         replace(snapshot)
         return snapshot
     }

@@ -138,13 +138,24 @@ function drawZones() {
     byZone.get(spot.zone).push([spot.x, spot.y]);
   }
   for (const [zone, points] of byZone) {
-    const hull = convexHull(points);
-    const shape = hull.length >= 3
-      ? L.polygon(hull.map(([x, y]) => point(x, y)), { color: '#176b2c', weight: 1.5, dashArray: '6 4', fillOpacity: 0.04, className: 'zone' })
-      : L.circle(point(points[0][0], points[0][1]), { radius: 1.5, color: '#176b2c', weight: 1.5, dashArray: '6 4', className: 'zone' });
-    shape.bindTooltip(zone, { sticky: true });
-    shape.addTo(layers.zones);
+    L.polygon(outline(points).map(([x, y]) => point(x, y)), { color: '#176b2c', weight: 1.5, dashArray: '6 4', fillOpacity: 0.04, className: 'zone' })
+      .bindTooltip(zone, { sticky: true })
+      .addTo(layers.zones);
   }
+}
+
+// The hull of a zone's spots, or, for spots in a line or a single spot, a rectangle 1.5 m around them.
+function outline(points) {
+  const hull = convexHull(points);
+  if (hull.length >= 3) return hull;
+  const a = hull[0], b = hull[hull.length - 1];
+  const length = Math.hypot(b[0] - a[0], b[1] - a[1]);
+  const [ux, uy] = length > 0 ? [(b[0] - a[0]) / length, (b[1] - a[1]) / length] : [1, 0];
+  const pad = 1.5;
+  return [
+    [a[0] - pad * ux - pad * uy, a[1] - pad * uy + pad * ux], [b[0] + pad * ux - pad * uy, b[1] + pad * uy + pad * ux],
+    [b[0] + pad * ux + pad * uy, b[1] + pad * uy - pad * ux], [a[0] - pad * ux + pad * uy, a[1] - pad * uy - pad * ux],
+  ];
 }
 
 function convexHull(points) {

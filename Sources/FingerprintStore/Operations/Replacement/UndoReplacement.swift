@@ -13,7 +13,7 @@ extension FingerprintStore {
         try await writer.read { db in try replacements(of: venueID, db) }
     }
 
-    private func replacements(of venueID: String, _ db: Database) throws -> [BeaconReplacement] {
+    func replacements(of venueID: String, _ db: Database) throws -> [BeaconReplacement] {
         try venueRecord(venueID, db)
         return try BeaconReplacementRecord.filter(Column("venueId") == venueID).order(Column("id").desc).fetchAll(db)
             .map { try replacement($0, db) }

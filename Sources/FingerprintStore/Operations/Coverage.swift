@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+public import Positioning
+public import ScanFormats
+
+/// Where a venue's survey stands, spot by spot and beacon by beacon: what the live map colours and
+/// `survey map` draws, with the thin spots `survey stats` names.
+public struct VenueCoverage: Hashable, Sendable, Codable {
+    public struct SpotCoverage: Hashable, Sendable, Codable {
+        public var spot: Spot
+        public var fingerprints: Int
+        /// Active beacons a fingerprint of the spot typically sees (the median).
+        public var medianBeacons: Int
+        /// Fewer than 3 fingerprints, or fingerprints that typically see fewer than 3 beacons: record again.
+        public var isThin: Bool { fingerprints < 3 || medianBeacons < 3 }
+    }
+
+    /// A beacon's place in the venue's history.
+    public enum BeaconState: String, Hashable, Sendable, Codable {
+        case active
+        /// Retired with no successor (failed or removed).
+        case retired
+        /// Retired by a replacement that handed its survey to a successor.
+        case replaced
+    }
+
+    public struct BeaconCoverage: Hashable, Sendable, Codable {
+        public var beacon: StoredBeacon
+        public var state: BeaconState
+        /// The beacon that took over this one's survey (state `replaced`).
+        public var replacedBy: BeaconID?
+    }
+
+    public var venue: String
+    public var revision: Int
+    public var floors: [VenueDefinition.Floor]
+    public var spots: [SpotCoverage]
+    /// Every beacon: active, retired and replaced.
+    public var beacons: [BeaconCoverage]
+
+    public var thinSpots: [SpotCoverage] { spots.filter(\.isThin) }
+}
+
+extension FingerprintStore {
+    /// The coverage of venue `venueID`, in one read transaction.
+    public func coverage(of venueID: String) throws -> VenueCoverage {
+        try writer.read { db in try coverage(of: venueID, db) }
+    }
+
+    /// ``coverage(of:)`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    public func coverage(of venueID: String) async throws -> VenueCoverage {
+        try await writer.read { db in try coverage(of: venueID, db) }
+    }
+
+    func coverage(of venueID: String, _ db: Database) throws -> VenueCoverage {
+        let venue = try venueDetails(venueID, db)
+        let counts = Dictionary(uniqueKeysWithValues: try spotCoverage(venueID, db).map { ($0.spot, $0) })
+        let spots = venue.spots.map { spot in
+            VenueCoverage.SpotCoverage(
+                spot: spot, fingerprints: counts[spot.name]?.total ?? 0, medianBeacons: counts[spot.name]?.medianBeacons ?? 0)
+        }
+        // Newest first: the latest replacement of a beacon, not undone, names its successor.
+        var successor: [String: String] = [:]
+        for replacement in try replacements(of: venueID, db) where replacement.kind == .replace && replacement.undoneAt == nil {
+            if successor[replacement.old] == nil, let new = replacement.new { successor[replacement.old] = new }
+        }
+        let beacons = venue.beacons.map { beacon in
+            let next = successor[beacon.id.description].flatMap { try? BeaconID(parsing: $0) }
+            let state: VenueCoverage.BeaconState =
+                switch beacon.status {
+                case .active: .active
+                case .retired: next == nil ? .retired : .replaced
+                }
+            return VenueCoverage.BeaconCoverage(beacon: beacon, state: state, replacedBy: state == .replaced ? next : nil)
+        }
+        return VenueCoverage(venue: venueID, revision: venue.revision, floors: venue.floors, spots: spots, beacons: beacons)
+    }
+}
