@@ -130,6 +130,15 @@ enum StoreMigrations {
                 t.column("seconds", .double).notNull()
             }
         }
+        migrator.registerMigration("v5: venue geographic anchor") { db in
+            // Where the venue's origin lies (WGS84 degrees) and the bearing of its +x axis (degrees clockwise
+            // from true north); all three or none.
+            try db.alter(table: "venue") { t in
+                t.add(column: "geoLat", .double)
+                t.add(column: "geoLon", .double)
+                t.add(column: "geoBearing", .double)
+            }
+        }
         return migrator
     }
 }

@@ -222,6 +222,37 @@ struct CommandTests {
         #expect(answers[1].contains(#""code":"no_known_beacon""#))
     }
 
+    @Test("a geo anchor is shown, exported and imported back, and locate's positions carry lat/lon that convert back to x/y")
+    func geoAnchor() throws {
+        // Given the hall with a geo anchor, recorded
+        let anchored = Self.venueJSON.replacingOccurrences(
+            of: #"{"id": "hall","#, with: #"{"id": "hall", "geo": {"lat": 41.3851, "lon": 2.1734, "bearing": 123.25},"#)
+        #expect(try survey("venue", "import", try write(anchored, to: "venue.json")).status == 0)
+        _ = try survey("record", "--venue", "hall", try write(Self.surveyLog(), to: "survey.jsonl"))
+        // When it is shown
+        let shown = try survey("venue", "show", "hall")
+        // Then the anchor is said
+        #expect(shown.stdout.contains("Geo anchor: origin at lat 41.3851, lon 2.1734; +x axis bearing 123.25° from true north"), "\(shown.stdout)")
+        // When it is exported and imported into another database
+        let out = directory.appendingPathComponent("export").path
+        #expect(try survey("export", "--venue", "hall", "--out", out).status == 0)
+        let exported = try JSONDecoder().decode(VenueDefinition.self, from: Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent("venue.json")))
+        let other = directory.appendingPathComponent("other.sqlite").path
+        #expect(try SurveyProcess.run(["import", out, "--db", other]).status == 0)
+        // Then the anchor went out and came back exactly
+        let expected = GeoAnchor(lat: 41.3851, lon: 2.1734, bearing: 123.25)
+        #expect(exported.geo == expected)
+        #expect(try FingerprintStore.open(path: other, logger: Logger(label: "test")).venue("hall").geo == expected)
+        // And locate's position carries lat/lon that the anchor turns back into its x/y within 1 cm
+        let live = #"{"t": 1, "device": "visitor", "beacons": [{"uuid": "\#(Self.uuid)", "major": 1, "minor": 1, "rssi": -84}, {"uuid": "\#(Self.uuid)", "major": 1, "minor": 2, "rssi": -70}, {"uuid": "\#(Self.uuid)", "major": 1, "minor": 3, "rssi": -57}]}"#
+        let located = try survey("locate", "--venue", "hall", "-", input: live + "\n")
+        #expect(located.status == 0, "\(located.stderr)")
+        let answer = try JSONSerialization.jsonObject(with: Data(located.stdout.utf8)) as? [String: Any]
+        let position = try #require((answer?["result"] as? [String: Any])?["position"] as? [String: Any], "\(located.stdout)")
+        let back = expected.venuePoint(.init(lat: try #require(position["lat"] as? Double), lon: try #require(position["lon"] as? Double)))
+        #expect(hypot(back.x - (position["x"] as! Double), back.y - (position["y"] as! Double)) < 0.01)
+    }
+
     @Test("evaluate against a walk and by cross-validation")
     func evaluate() throws {
         try importedHall()

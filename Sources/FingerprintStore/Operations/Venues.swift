@@ -36,6 +36,8 @@ public struct VenueDetails: Hashable, Sendable, Codable {
     public var beacons: [StoredBeacon]
     public var spots: [Spot]
     public var fingerprints: Int
+    /// Where the venue lies on the Earth, when venue.json said.
+    public var geo: GeoAnchor?
 
     public var activeBeacons: [StoredBeacon] { beacons.filter { $0.status == .active } }
 
@@ -50,7 +52,7 @@ public struct VenueDetails: Hashable, Sendable, Codable {
                     floor: $0.floor, label: $0.label, measuredPower: $0.measuredPower,
                     status: $0.status == .active ? nil : $0.status.rawValue)
             },
-            spots: spots)
+            spots: spots, geo: geo)
     }
 }
 
@@ -88,12 +90,20 @@ extension FingerprintStore {
                 venue: definition.id, created: false, floorsAdded: 0, beaconsAdded: 0, beaconsUpdated: 0,
                 spotsAdded: 0, spotsUpdated: 0, revision: 1, changedPositioning: false)
             var venue: VenueRecord
+            // A definition without `geo` keeps the stored anchor (an import deletes nothing); a different one
+            // changes what every answer says, so it counts as a change to positioning.
+            var geoChanged = false
             if var existing = try VenueRecord.fetchOne(db, key: definition.id) {
                 existing.name = definition.name
                 existing.updatedAt = now
+                if let geo = definition.geo, geo != existing.geo {
+                    existing.geo = geo
+                    geoChanged = true
+                }
                 venue = existing
             } else {
                 venue = VenueRecord(id: definition.id, name: definition.name, revision: 1, createdAt: now, updatedAt: now)
+                venue.geo = definition.geo
                 summary.created = true
             }
             try venue.save(db)
@@ -150,7 +160,7 @@ extension FingerprintStore {
             }
 
             summary.changedPositioning = !summary.created
-                && (summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
+                && (geoChanged || summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
             if summary.changedPositioning { try bumpRevision(of: venue.id, db) }
             summary.revision = try revision(of: venue.id, db)
             return summary
@@ -232,7 +242,7 @@ extension FingerprintStore {
             floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name) },
             beacons: try beacons.map { try $0.stored() }.sorted { $0.id < $1.id },
             spots: spots.map(\.spot),
-            fingerprints: fingerprints)
+            fingerprints: fingerprints, geo: venue.geo)
     }
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.

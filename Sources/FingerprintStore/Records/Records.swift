@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import Positioning
 
 // Plain Codable rows, one per table. They stay internal: the store's public API speaks in Positioning's
 // types and in the summaries of this module.
@@ -11,6 +12,22 @@ struct VenueRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     var revision: Int
     var createdAt: Date
     var updatedAt: Date
+    var geoLat: Double?
+    var geoLon: Double?
+    var geoBearing: Double?
+
+    /// The venue's anchor: all three columns, or none.
+    var geo: GeoAnchor? {
+        get {
+            guard let geoLat, let geoLon, let geoBearing else { return nil }
+            return GeoAnchor(lat: geoLat, lon: geoLon, bearing: geoBearing)
+        }
+        set {
+            geoLat = newValue?.lat
+            geoLon = newValue?.lon
+            geoBearing = newValue?.bearing
+        }
+    }
 }
 
 struct FloorRecord: Codable, FetchableRecord, PersistableRecord, Hashable {

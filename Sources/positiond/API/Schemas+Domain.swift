@@ -9,10 +9,18 @@ import Positioning
 typealias StoredVenueSummary = VenueSummary
 
 extension Components.Schemas.Position {
-    init(_ position: Position) {
+    /// `position` with its `lat`/`lon` when the venue has an `anchor`.
+    init(_ position: Position, anchor: GeoAnchor?) {
+        let position = position.anchored(by: anchor)
         self.init(
             x: position.x, y: position.y, floor: position.floor, accuracyM: position.accuracy, spot: position.spot,
-            zone: position.zone)
+            zone: position.zone, lat: position.lat, lon: position.lon)
+    }
+}
+
+extension Components.Schemas.GeoAnchor {
+    init(_ anchor: GeoAnchor) {
+        self.init(lat: anchor.lat, lon: anchor.lon, bearing: anchor.bearing)
     }
 }
 
@@ -50,11 +58,11 @@ struct LocationFields {
     var matchedBeacons: Int
     var unmappedBeacons: [String]
 
-    init(_ result: LocationResult) {
+    init(_ result: LocationResult, anchor: GeoAnchor?) {
         switch result.outcome {
         case .located(let position):
             status = .located
-            self.position = .init(position)
+            self.position = .init(position, anchor: anchor)
             reason = nil
         case .unknown(let why):
             status = .unknown
@@ -68,8 +76,8 @@ struct LocationFields {
 }
 
 extension Components.Schemas.Locate {
-    init(venue: String, result: LocationResult, revision: Int) {
-        let fields = LocationFields(result)
+    init(venue: String, result: LocationResult, revision: Int, anchor: GeoAnchor?) {
+        let fields = LocationFields(result, anchor: anchor)
         self.init(
             venue: venue, status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
             matchedBeacons: fields.matchedBeacons, unmappedBeacons: fields.unmappedBeacons, revision: revision)
@@ -77,8 +85,8 @@ extension Components.Schemas.Locate {
 }
 
 extension Components.Schemas.LocationReport {
-    init(_ result: LocationResult, revision: Int?) {
-        let fields = LocationFields(result)
+    init(_ result: LocationResult, revision: Int?, anchor: GeoAnchor?) {
+        let fields = LocationFields(result, anchor: anchor)
         self.init(
             status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
             matchedBeacons: fields.matchedBeacons, unmappedBeacons: fields.unmappedBeacons, revision: revision)
@@ -101,11 +109,13 @@ extension Components.Schemas.ZoneEventKind {
 }
 
 extension Components.Schemas.Device {
-    init(venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent]) {
+    init(
+        venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent], anchor: GeoAnchor?
+    ) {
         self.init(
             venue: venue, device: device, revision: revision, time: update.time,
-            status: update.position == nil ? .unknown : .located, position: update.position.map(Components.Schemas.Position.init),
-            zone: zone, events: events.map(Components.Schemas.ZoneEvent.init), raw: .init(update.raw, revision: revision),
+            status: update.position == nil ? .unknown : .located, position: update.position.map { .init($0, anchor: anchor) },
+            zone: zone, events: events.map(Components.Schemas.ZoneEvent.init), raw: .init(update.raw, revision: revision, anchor: anchor),
             stuckBeacons: update.stuckBeacons.map(\.description), windowSamples: update.windowSamples)
     }
 }
@@ -136,7 +146,7 @@ extension Components.Schemas.Venue {
                     id: $0.id.description, uuid: $0.id.uuid.uuidString, major: Int($0.id.major), minor: Int($0.id.minor),
                     label: $0.label, x: $0.x, y: $0.y, floor: $0.floor)
             },
-            fingerprints: details.fingerprints)
+            fingerprints: details.fingerprints, geo: details.geo.map(Components.Schemas.GeoAnchor.init))
     }
 }
 
