@@ -1,5 +1,6 @@
 import Foundation
 @testable import positiond
+import ScanFormats
 
 /// Checks a response against openapi.yaml through the generated types: the document says which schema
 /// the operation answers with at that status, and the generated type of that schema must decode the body.
@@ -77,6 +78,9 @@ struct Contract: @unchecked Sendable {
             return (try? JSONSerialization.jsonObject(with: body)) is [String: Any] ? [] : ["not a JSON object"]
         case ("text/plain", "string"):
             return String(data: body, encoding: .utf8) == nil ? ["not UTF-8 text"] : []
+        case ("image/png", "string"), ("image/jpeg", "string"), ("image/svg+xml", "string"):
+            // Binary content: the media type must be what the bytes are.
+            return PlanMediaType(magic: body)?.rawValue == mediaType ? [] : ["the body is not \(mediaType)"]
         default:
             return ["no check for \(mediaType) schema \(schema)"]
         }

@@ -13,10 +13,13 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
     public struct Floor: Codable, Hashable, Sendable {
         public var level: Int
         public var name: String
+        /// The floor's plan image and where it lies (``FloorPlanPlacement``); optional.
+        public var plan: FloorPlanPlacement?
 
-        public init(level: Int, name: String) {
+        public init(level: Int, name: String, plan: FloorPlanPlacement? = nil) {
             self.level = level
             self.name = name
+            self.plan = plan
         }
     }
 
@@ -85,6 +88,7 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
         if let geo { problems += geo.problems() }
         let levels = Set(floors.map(\.level))
         if levels.count != floors.count { problems.append("two floors share a level") }
+        for floor in floors { problems += floor.plan?.problems(level: floor.level) ?? [] }
         var seenBeacons = Set<BeaconID>()
         for (index, beacon) in beacons.enumerated() {
             do {

@@ -1,6 +1,7 @@
 import FingerprintStore
 import Foundation
 import Positioning
+import ScanFormats
 
 // The generated types of openapi.yaml, made from the domain's values: the one place where the daemon's
 // answers take the shape the contract gives them.
@@ -139,7 +140,11 @@ extension Components.Schemas.Venue {
     init(_ details: VenueDetails) {
         self.init(
             id: details.id, name: details.name, revision: details.revision,
-            floors: details.floors.map { Components.Schemas.Floor(level: $0.level, name: $0.name) },
+            floors: details.floors.map { floor in
+                Components.Schemas.Floor(
+                    level: floor.level, name: floor.name, hasPlan: floor.plan != nil,
+                    plan: floor.plan.map { .init($0, url: "/v1/venues/\(details.id)/floors/\(floor.level)/plan") })
+            },
             spots: details.spots.map(Components.Schemas.Spot.init),
             beacons: details.activeBeacons.map {
                 Components.Schemas.Beacon(
@@ -147,6 +152,21 @@ extension Components.Schemas.Venue {
                     label: $0.label, x: $0.x, y: $0.y, floor: $0.floor)
             },
             fingerprints: details.fingerprints, geo: details.geo.map(Components.Schemas.GeoAnchor.init))
+    }
+}
+
+extension Components.Schemas.FloorPlan {
+    init(_ placement: FloorPlanPlacement, url: String) {
+        // The stored image's content matched its name's extension when it was stored.
+        let mediaType: Components.Schemas.FloorPlan.MediaTypePayload =
+            switch PlanMediaType(pathExtension: placement.image) {
+            case .png: .imagePng
+            case .jpeg: .imageJpeg
+            case .svg, nil: .imageSvgXml
+            }
+        self.init(
+            mediaType: mediaType, topLeft: .init(x: placement.topLeft.x, y: placement.topLeft.y),
+            bottomRight: .init(x: placement.bottomRight.x, y: placement.bottomRight.y), url: url)
     }
 }
 

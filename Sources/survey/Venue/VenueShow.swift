@@ -18,6 +18,10 @@ extension Survey.Venue {
             if output.json { return try Output.json(details) }
             print("\(details.id): \(details.name), revision \(details.revision), \(details.fingerprints) fingerprints")
             print("Floors: " + details.floors.map { "\($0.level) \($0.name)" }.joined(separator: ", "))
+            for floor in details.floors {
+                guard let plan = floor.plan else { continue }
+                print("  plan of floor \(floor.level): \(plan.image), top-left (\(plan.topLeft.x), \(plan.topLeft.y)), bottom-right (\(plan.bottomRight.x), \(plan.bottomRight.y))")
+            }
             if let geo = details.geo {
                 print("Geo anchor: origin at lat \(geo.lat), lon \(geo.lon); +x axis bearing \(geo.bearing)° from true north")
             } else {
