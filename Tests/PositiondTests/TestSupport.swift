@@ -53,7 +53,12 @@ enum TestEnvironment {
         let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
         var definition = try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json"))
         adjust(&definition)
-        _ = try store.importVenue(definition)
+        var plans: [Int: FloorPlanImage] = [:]
+        for floor in definition.floors {
+            guard let plan = floor.plan else { continue }
+            plans[floor.level] = try FloorPlanImage(data: demoFile(plan.image), path: plan.image)
+        }
+        _ = try store.importVenue(definition, plans: plans)
         let survey = ScanLogDecoder().decode(try demoFile("survey.jsonl")).lines
         let configuration = PositioningConfiguration()
         _ = try store.record(

@@ -45,6 +45,26 @@ struct FloorPlanTests {
         }
     }
 
+    @Test("demo-hall's SVG plans draw each wall of their floor and the hall's outline where the placement puts them")
+    func demoHallPlans() throws {
+        // Given demo-hall as the simulator builds it
+        let venue = try SimulatedVenues.demoHall(seed: 7)
+        // When its floors' plans are drawn
+        let ground = try #require(venue.floorPlanSVG(level: 0))
+        let gallery = try #require(venue.floorPlanSVG(level: 1))
+        // Then each has a line per wall of its floor, at 10 px a metre from the top-left corner (-1, 25)
+        #expect(ground.components(separatedBy: "<line ").count - 1 == 4)
+        #expect(gallery.components(separatedBy: "<line ").count - 1 == 3)
+        #expect(ground.contains(#"<line x1="110" y1="250" x2="110" y2="150""#), "the entrance wall from (10, 0) to (10, 10)")
+        #expect(gallery.contains(#"<line x1="210" y1="130" x2="410" y2="130""#), "the concrete wall from (20, 12) to (40, 12)")
+        // And the 40 × 24 m hall's outline, on an image exactly the size of the placement's rectangle
+        #expect(ground.contains(#"<rect x="10" y="10" width="400" height="240""#))
+        #expect(ground.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg" width="420" height="260" viewBox="0 0 420 260">"#))
+        // And the drawing is an SVG by its bytes, as the store checks; a venue without an outline has no plan
+        #expect(try FloorPlanImage(data: Data(ground.utf8), path: "plans/ground.svg").mediaType == .svg)
+        #expect(try SimulatedVenues.grid(beacons: 4, spots: 4, seed: 1).floorPlanSVG(level: 0) == nil)
+    }
+
     @Test("an image over 10 MiB is refused, saying the limit")
     func oversized() {
         let big = Self.png + Data(count: FloorPlanImage.maximumBytes)

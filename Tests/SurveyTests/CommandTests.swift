@@ -508,7 +508,7 @@ struct CommandTests {
         let result = try SurveyProcess.run(["simulate", "--seed", "7", "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
         let committed = SurveyProcess.packageRoot.appendingPathComponent("venues/demo-hall")
-        for file in ["venue.json", "survey.jsonl", "walk.jsonl", "locate-request.json"] {
+        for file in ["venue.json", "plans/ground.svg", "plans/gallery.svg", "survey.jsonl", "walk.jsonl", "locate-request.json"] {
             let generated = try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(file))
             #expect(generated == (try Data(contentsOf: committed.appendingPathComponent(file))), "\(file) differs")
         }

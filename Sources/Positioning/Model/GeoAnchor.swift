@@ -10,7 +10,7 @@ import Foundation
 /// conversion is exact to floating point (nanometres); the tangent plane itself parts from the ellipsoid
 /// by d³/(2R²) horizontally at a distance d from the origin: 1.5 µm at 500 m, 0.1 mm at 2 km, so within
 /// a few kilometres the answers are as good as the venue's own metres. (An equirectangular projection on
-/// the radii of curvature at the origin would be 1.7 cm off 300 m north-east of an origin at 50°N.)
+/// the radii of curvature at the origin is up to 4.4 cm off within ±300 m at latitudes up to 70°.)
 ///
 /// Pure maths: no I/O, no state. Not defined near the poles (|lat| above 89°, which ``problems`` refuses).
 public struct GeoAnchor: Hashable, Sendable, Codable {
