@@ -39,6 +39,12 @@ struct FloorPlanRouteTests {
             #expect(image.status == .ok)
             #expect(image.headers[.contentType] == "image/png")
             #expect(Data(buffer: image.body) == Self.png.data)
+            // And a browser's Accept of images is served; an Accept the plan's type does not meet is refused
+            let browser = try await client.call(.get, "/v1/venues/demo-hall/floors/1/plan", headers: [.accept: "image/avif,image/webp,image/*,*/*;q=0.8"])
+            #expect(browser.status == .ok)
+            let unmet = try await client.call(.get, "/v1/venues/demo-hall/floors/1/plan", headers: [.accept: "image/svg+xml"])
+            #expect(unmet.status == .notAcceptable)
+            #expect(unmet.errorMessage.contains("content type: image/png, accepted: image/svg+xml"), "\(unmet.errorMessage)")
             // And a floor without a plan, an unknown floor and an unknown venue are 404s that say which
             let none = try await client.call(.get, "/v1/venues/demo-hall/floors/0/plan")
             #expect(none.status == .notFound)
