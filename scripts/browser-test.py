@@ -103,9 +103,10 @@ try:
         f"return window.beaconfixMap.coverage.spots.filter(spot => spot.floor === {second_level}).length")
     moved = len(spots_after) == expected > 0 and all(
         f"floor-{second_level}" in spot.get_attribute("class").split() for spot in spots_after)
-    plan_swapped = before[0] != after[0] if before[0] else True
+    plan_swapped = bool(before[0]) and bool(after[0]) and before[0] != after[0]
+    plans = len(driver.find_elements(By.CSS_SELECTOR, "img.floor-plan"))
     check("switching floors swaps the floor's spots and plan", bool(switched) and moved and plan_swapped,
-          f"{before[1]} spots on the first floor, {after[1]} on the second; plan {'swapped' if before[0] else 'none'}")
+          f"{before[1]} spots on the first floor, {after[1]} on the second; plan {before[0]} then {after[0]}, {plans} shown")
     hidden = len(driver.find_elements(By.CSS_SELECTOR, ".device-icon"))
     check("devices on another floor are hidden", hidden == 0, f"{hidden} markers shown on the second floor")
     driver.find_element(By.CSS_SELECTOR, f"#floors button[data-level='{first_level}']").click()

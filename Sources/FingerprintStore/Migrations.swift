@@ -130,6 +130,34 @@ enum StoreMigrations {
                 t.column("seconds", .double).notNull()
             }
         }
+        migrator.registerMigration("v5: venue geographic anchor") { db in
+            // Where the venue's origin lies (WGS84 degrees) and the bearing of its +x axis (degrees clockwise
+            // from true north); all three or none.
+            try db.alter(table: "venue") { t in
+                t.add(column: "geoLat", .double)
+                t.add(column: "geoLon", .double)
+                t.add(column: "geoBearing", .double)
+            }
+        }
+        migrator.registerMigration("v6: floor plans") { db in
+            // One plan image per floor, stored whole (at most 10 MiB, checked before writing), and where it
+            // lies: its top-left and bottom-right corners in venue metres. `image` is the path venue.json
+            // names it by, relative to venue.json; export writes the bytes back there.
+            try db.create(table: "floorPlan") { t in
+                t.column("venueId", .text).notNull()
+                t.column("level", .integer).notNull()
+                t.column("image", .text).notNull()
+                t.column("mediaType", .text).notNull().check { ["image/png", "image/jpeg", "image/svg+xml"].contains($0) }
+                t.column("data", .blob).notNull()
+                t.column("topLeftX", .double).notNull()
+                t.column("topLeftY", .double).notNull()
+                t.column("bottomRightX", .double).notNull()
+                t.column("bottomRightY", .double).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.primaryKey(["venueId", "level"])
+                t.foreignKey(["venueId", "level"], references: "floor", onDelete: .cascade)
+            }
+        }
         return migrator
     }
 }

@@ -8,7 +8,7 @@ extension Survey {
     /// `survey import`: read back what `survey export` wrote.
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import an exported venue (venue.json and fingerprints.jsonl from 'survey export').")
+            abstract: "Import an exported venue (venue.json, its floor plans and fingerprints.jsonl from 'survey export').")
 
         @OptionGroup var store: StoreOptions
 
@@ -29,6 +29,7 @@ extension Survey {
             } catch let error as DecodingError {
                 throw CLIError("\(directory)/venue.json: \(ScanLogDecoder.explain(error))")
             }
+            let plans = try PlanFiles.read(for: definition, in: folder)
             var fingerprints: [ExportedFingerprint] = []
             let decoder = JSONDecoder()
             for (index, line) in try read("fingerprints.jsonl").split(separator: UInt8(ascii: "\n")).enumerated() {
@@ -42,7 +43,7 @@ extension Survey {
             // Venue and fingerprints in one transaction: on any failure nothing is written.
             let summary: FingerprintImportSummary
             do {
-                summary = try fingerprintStore.importExport(venue: definition, fingerprints: fingerprints)
+                summary = try fingerprintStore.importExport(venue: definition, plans: plans, fingerprints: fingerprints)
             } catch let error as StoreError {
                 throw CLIError("\(error); nothing was written")
             }

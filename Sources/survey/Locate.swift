@@ -13,7 +13,8 @@ extension Survey {
                 window goes through positiond's stateless locate: readings cleaned, frozen beacons dropped, one \
                 fingerprint matched against the venue's radio map with its tuned configuration. A window with no \
                 usable reading or no beacon of the venue, which positiond refuses, is answered unknown with \
-                reason no_known_beacon.
+                reason no_known_beacon. When the venue has a geographic anchor (venue.json's geo), each \
+                position also carries lat and lon (WGS84 degrees), as positiond's do.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -62,7 +63,7 @@ extension Survey {
                 }
                 try Output.jsonLine(Answer(
                     device: samples[0].device, from: samples[0].time, to: samples[samples.count - 1].time,
-                    samples: samples.count, result: LocationReport(result, revision: survey.revision)))
+                    samples: samples.count, result: LocationReport(result, revision: survey.revision, anchor: survey.venue.geo)))
             }
         }
     }

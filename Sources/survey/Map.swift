@@ -9,7 +9,8 @@ extension Survey {
         static let configuration = CommandConfiguration(
             abstract: "Draw a floor of a venue as SVG: beacons, spots coloured by coverage or by error, zones, a legend.",
             discussion: """
-                What a surveyor takes into the venue to decide where to record again. --color coverage (the \
+                What a surveyor takes into the venue to decide where to record again, drawn over the floor's \
+                plan when the venue has one. --color coverage (the \
                 default) colours each spot by its fingerprints and the beacons they see: thin spots, with fewer \
                 than 3 fingerprints or fingerprints that typically see fewer than 3 beacons, are red and dashed \
                 ('survey stats' names the same ones). --color error colours each spot by the mean error of its \
@@ -67,7 +68,8 @@ extension Survey {
                 }))
             }
             let title = "\(venue) · \(floorName) · revision \(coverage.revision) · \(colour == .coverage ? "coverage" : "error")"
-            let svg = FloorPlanSVG(coverage: coverage, floor: level, colouring: colouring).render(title: title)
+            let plan = try fingerprintStore.floorPlans(of: venue)[level]
+            let svg = FloorPlanSVG(coverage: coverage, floor: level, colouring: colouring, plan: plan).render(title: title)
             do {
                 try svg.write(toFile: out, atomically: true, encoding: .utf8)
             } catch {

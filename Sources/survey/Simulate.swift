@@ -7,12 +7,12 @@ extension Survey {
     /// `survey simulate`: the propagation simulator that generates venues/demo-hall.
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Generate the demo venue with a propagation simulator: venue.json, survey.jsonl, walk.jsonl, locate-request.json.",
+            abstract: "Generate the demo venue with a propagation simulator: venue.json, its floor plans, survey.jsonl, walk.jsonl, locate-request.json.",
             discussion: """
                 Log-distance path loss (n = 2.2, -59 dBm at 1 m) with spatially smooth shadowing (3 dB), per-sample \
                 noise (2.5 dB), interior walls (4-10 dB), 18 dB per floor, the user's body (up to 6 dB), per-device \
-                gain offsets, missed weak readings and 1% of readings reported as 0. The same seed writes the same \
-                bytes.
+                gain offsets, missed weak readings and 1% of readings reported as 0. demo-hall's floor plans \
+                (plans/*.svg) are drawn from the simulator's own walls. The same seed writes the same bytes.
                 """)
 
         @Option(name: .long, help: "Seed of the random generator.")
@@ -75,12 +75,18 @@ extension Survey {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(venue.definition).write(to: directory.appendingPathComponent("venue.json"))
+            for floor in venue.definition.floors {
+                guard let plan = floor.plan, let svg = venue.floorPlanSVG(level: floor.level) else { continue }
+                let url = directory.appendingPathComponent(plan.image)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(svg.utf8).write(to: url)
+            }
             try Self.jsonLines(survey).write(to: directory.appendingPathComponent("survey.jsonl"))
             try Self.jsonLines(walk).write(to: directory.appendingPathComponent("walk.jsonl"))
             // A ready-made locate request (the walk's first stop, without ground truth) for README's curl lines.
             let request = ["samples": walk.prefix(walkSamples).map { ScanLine(t: $0.t, device: $0.device, beacons: $0.beacons) }]
             try encoder.encode(request).write(to: directory.appendingPathComponent("locate-request.json"))
-            print("Wrote \(out)/venue.json (\(venue.definition.beacons.count) beacons, \(venue.definition.spots.count) spots), survey.jsonl (\(survey.count) lines), walk.jsonl (\(walk.count) lines), locate-request.json.")
+            print("Wrote \(out)/venue.json (\(venue.definition.beacons.count) beacons, \(venue.definition.spots.count) spots, \(venue.definition.floors.filter { $0.plan != nil }.count) floor plans), survey.jsonl (\(survey.count) lines), walk.jsonl (\(walk.count) lines), locate-request.json.")
         }
 
         static func jsonLines(_ lines: [ScanLine]) throws -> Data {

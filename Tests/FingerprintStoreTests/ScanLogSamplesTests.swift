@@ -13,7 +13,12 @@ struct ScanLogSamplesTests {
         let store = try FingerprintStore.inMemory()
         let venue = try JSONDecoder().decode(
             VenueDefinition.self, from: Data(contentsOf: demoHall.appendingPathComponent("venue.json")))
-        _ = try store.importVenue(venue)
+        var plans: [Int: FloorPlanImage] = [:]
+        for floor in venue.floors {
+            guard let plan = floor.plan else { continue }
+            plans[floor.level] = try FloorPlanImage(data: Data(contentsOf: demoHall.appendingPathComponent(plan.image)), path: plan.image)
+        }
+        _ = try store.importVenue(venue, plans: plans)
         return store
     }
 

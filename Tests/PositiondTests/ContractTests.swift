@@ -24,7 +24,7 @@ struct ContractTests {
             let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: served.body)) as? NSDictionary)
             let yaml = try #require(try Yams.load(yaml: text) as? NSDictionary)
             #expect(json.isEqual(yaml))
-            #expect(((json["paths"] as? NSDictionary)?.count ?? 0) == 18)
+            #expect(((json["paths"] as? NSDictionary)?.count ?? 0) == 19)
         }
         // And the contract check can decode every schema a response names
         #expect(try Contract.shared.get().undecodableSchemas == [])
@@ -57,6 +57,15 @@ struct ContractTests {
         let problems = try Contract.shared.get().problems(
             method: "POST", path: "/v1/venues/v/locate", status: 200, contentType: "application/json", body: Data(body.utf8))
         #expect(problems.contains { $0.contains("not a Locate") }, "\(problems)")
+    }
+
+    @Test("a plan whose bytes are not the media type it is served as is refused")
+    func refusesMislabelledImage() throws {
+        let problems = try Contract.shared.get().problems(
+            method: "GET", path: "/v1/venues/v/floors/0/plan", status: 200, contentType: "image/png", body: Data("<svg/>".utf8))
+        #expect(problems == ["the body is not image/png"])
+        #expect(try Contract.shared.get().problems(
+            method: "GET", path: "/v1/venues/v/floors/0/plan", status: 200, contentType: "image/svg+xml", body: Data("<svg/>".utf8)) == [])
     }
 
     @Test("generated routes answer the API's errors: wrong content type 415, malformed JSON 400, body over the limit 413")

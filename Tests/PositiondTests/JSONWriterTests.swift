@@ -28,10 +28,15 @@ struct JSONWriterTests {
         LocationResult(outcome: .unknown(.noCommonBeacon), candidates: [], matchedBeacons: 2, unmappedBeacons: []),
     ]
 
+    /// The first case of each test has a geo-anchored venue, so `lat`/`lon` are written too.
+    static func anchor(_ index: Int) -> GeoAnchor? {
+        index == 0 ? GeoAnchor(lat: 52.5161, lon: 13.3777, bearing: 17.5) : nil
+    }
+
     @Test("writes exactly the bytes JSONEncoder writes for the generated Locate", arguments: 0..<3)
     func locateBytes(index: Int) throws {
-        // Given a generated Locate of an awkward result (quotes, backslashes, newlines, accents, no zone)
-        let locate = Components.Schemas.Locate(venue: "hall \"1\"", result: Self.results[index], revision: 4)
+        // Given a generated Locate of an awkward result (quotes, backslashes, newlines, accents, no zone, lat/lon)
+        let locate = Components.Schemas.Locate(venue: "hall \"1\"", result: Self.results[index], revision: 4, anchor: Self.anchor(index))
         // When JSONWriter and JSONEncoder write it
         let written = Data(buffer: JSONWriter.bytes(of: locate))
         let encoded = try APIJSON.encoder.encode(locate)
@@ -42,13 +47,14 @@ struct JSONWriterTests {
 
     @Test("writes exactly the bytes JSONEncoder writes for the generated Device", arguments: 0..<3)
     func deviceBytes(index: Int) throws {
-        // Given a generated Device with events, stuck beacons, and with or without a position and zone
-        let position = Components.Schemas.Position(Position(x: 0.1, y: 1e-7, floor: 1, accuracy: 12.75, spot: "b", zone: index == 0 ? "Zé" : nil))
+        // Given a generated Device with events, stuck beacons, and with or without a position, zone and lat/lon
+        let position = Components.Schemas.Position(
+            Position(x: 0.1, y: 1e-7, floor: 1, accuracy: 12.75, spot: "b", zone: index == 0 ? "Zé" : nil), anchor: Self.anchor(index))
         let device = Components.Schemas.Device(
             venue: "v", device: "phone \\ 1", revision: 7, time: 1_795_000_000.25, status: index == 2 ? .unknown : .located,
             position: index == 2 ? nil : position, zone: index == 0 ? "Zé" : nil,
             events: index == 0 ? [.init(kind: .exit, zone: "A", time: 1.5), .init(kind: .enter, zone: "Zé", time: 2)] : [],
-            raw: .init(Self.results[index], revision: 7),
+            raw: .init(Self.results[index], revision: 7, anchor: Self.anchor(index)),
             stuckBeacons: index == 1 ? ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2"] : [], windowSamples: index + 1)
         // When JSONWriter and JSONEncoder write it
         let written = Data(buffer: JSONWriter.bytes(of: device))

@@ -145,6 +145,38 @@ struct LiveTests {
         #expect(registry.count == 2)
     }
 
+    @Test("live position messages of a geo-anchored venue carry lat/lon that convert back to their x/y within 1 cm")
+    func liveGeo() async throws {
+        let app = try await TestEnvironment.app(store: try TestEnvironment.untunedDemoStore { $0.geo = GeoTests.anchor })
+        let walk = try TestEnvironment.walk
+        let inbox = Inbox()
+        try await app.test(.live) { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Given a socket following device phone-g
+                group.addTask {
+                    _ = try await client.ws("/v1/venues/demo-hall/live?device=phone-g") { inbound, _, _ in
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            if case .text(let text) = message { inbox.add(text) }
+                            if inbox.types().contains("position") { break }
+                        }
+                    }
+                }
+                try await waitUntil { inbox.types().contains("subscribed") }
+                // When phone-g posts three samples (the socket closes at the first position)
+                for line in walk[0..<3] {
+                    _ = try await client.call(.post, "/v1/venues/demo-hall/devices/phone-g/samples", body: TestEnvironment.body([line]))
+                }
+                try await group.waitForAll()
+            }
+        }
+        // Then the position message has lat/lon on the venue's anchor
+        let positions = inbox.all.filter { $0["type"] as? String == "position" }
+        #expect(positions.count == 1)
+        for message in positions {
+            #expect(try GeoTests.roundTripError(message["position"] as? [String: Any], GeoTests.anchor) < 0.01)
+        }
+    }
+
     /// Polls `condition` every 50 ms for up to 5 s.
     func waitUntil(_ condition: @Sendable () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(5)

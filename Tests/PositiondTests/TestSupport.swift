@@ -46,11 +46,19 @@ enum TestEnvironment {
         return store
     }
 
-    /// demo-hall imported and recorded, not tuned (a venue on the default configuration).
-    static func untunedDemoStore() throws -> FingerprintStore {
+    /// demo-hall imported and recorded, not tuned (a venue on the default configuration); `adjust` may
+    /// change its definition before the import (a geo anchor, none).
+    static func untunedDemoStore(_ adjust: (inout VenueDefinition) -> Void = { _ in }) throws -> FingerprintStore {
         let directory = try ScratchSpace.directory("positiond")
         let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
-        _ = try store.importVenue(try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json")))
+        var definition = try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json"))
+        adjust(&definition)
+        var plans: [Int: FloorPlanImage] = [:]
+        for floor in definition.floors {
+            guard let plan = floor.plan else { continue }
+            plans[floor.level] = try FloorPlanImage(data: demoFile(plan.image), path: plan.image)
+        }
+        _ = try store.importVenue(definition, plans: plans)
         let survey = ScanLogDecoder().decode(try demoFile("survey.jsonl")).lines
         let configuration = PositioningConfiguration()
         _ = try store.record(

@@ -222,6 +222,124 @@ struct CommandTests {
         #expect(answers[1].contains(#""code":"no_known_beacon""#))
     }
 
+    @Test("a geo anchor is shown, exported and imported back, and locate's positions carry lat/lon that convert back to x/y")
+    func geoAnchor() throws {
+        // Given the hall with a geo anchor, recorded
+        let anchored = Self.venueJSON.replacingOccurrences(
+            of: #"{"id": "hall","#, with: #"{"id": "hall", "geo": {"lat": 41.3851, "lon": 2.1734, "bearing": 123.25},"#)
+        #expect(try survey("venue", "import", try write(anchored, to: "venue.json")).status == 0)
+        _ = try survey("record", "--venue", "hall", try write(Self.surveyLog(), to: "survey.jsonl"))
+        // When it is shown
+        let shown = try survey("venue", "show", "hall")
+        // Then the anchor is said
+        #expect(shown.stdout.contains("Geo anchor: origin at lat 41.3851, lon 2.1734; +x axis bearing 123.25° from true north"), "\(shown.stdout)")
+        // When it is exported and imported into another database
+        let out = directory.appendingPathComponent("export").path
+        #expect(try survey("export", "--venue", "hall", "--out", out).status == 0)
+        let exported = try JSONDecoder().decode(VenueDefinition.self, from: Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent("venue.json")))
+        let other = directory.appendingPathComponent("other.sqlite").path
+        #expect(try SurveyProcess.run(["import", out, "--db", other]).status == 0)
+        // Then the anchor went out and came back exactly
+        let expected = GeoAnchor(lat: 41.3851, lon: 2.1734, bearing: 123.25)
+        #expect(exported.geo == expected)
+        #expect(try FingerprintStore.open(path: other, logger: Logger(label: "test")).venue("hall").geo == expected)
+        // And locate's position carries lat/lon that the anchor turns back into its x/y within 1 cm
+        let live = #"{"t": 1, "device": "visitor", "beacons": [{"uuid": "\#(Self.uuid)", "major": 1, "minor": 1, "rssi": -84}, {"uuid": "\#(Self.uuid)", "major": 1, "minor": 2, "rssi": -70}, {"uuid": "\#(Self.uuid)", "major": 1, "minor": 3, "rssi": -57}]}"#
+        let located = try survey("locate", "--venue", "hall", "-", input: live + "\n")
+        #expect(located.status == 0, "\(located.stderr)")
+        let answer = try JSONSerialization.jsonObject(with: Data(located.stdout.utf8)) as? [String: Any]
+        let position = try #require((answer?["result"] as? [String: Any])?["position"] as? [String: Any], "\(located.stdout)")
+        let back = expected.venuePoint(.init(lat: try #require(position["lat"] as? Double), lon: try #require(position["lon"] as? Double)))
+        #expect(hypot(back.x - (position["x"] as! Double), back.y - (position["y"] as! Double)) < 0.01)
+    }
+
+    /// A 1 × 1 PNG.
+    static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+
+    func writeData(_ data: Data, to name: String) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+        return url.path
+    }
+
+    @Test("floor plans: venue import stores the image, export writes it and import reads it back byte for byte; venue plan replaces one and bumps the revision")
+    func floorPlans() throws {
+        // Given the hall with an SVG plan beside its venue.json
+        let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="12" height="4"><rect width="12" height="4" fill="none" stroke="#999"/></svg>"## + "\n"
+        _ = try writeData(Data(svg.utf8), to: "plans/ground.svg")
+        let planned = Self.venueJSON.replacingOccurrences(
+            of: #"{"level": 0, "name": "Ground"}"#,
+            with: #"{"level": 0, "name": "Ground", "plan": {"image": "plans/ground.svg", "top_left": {"x": -1, "y": 2}, "bottom_right": {"x": 11, "y": -2}}}"#)
+        // When it is imported and recorded
+        let imported = try survey("venue", "import", try write(planned, to: "venue.json"))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("1 floor plans set"))
+        _ = try survey("record", "--venue", "hall", try write(Self.surveyLog(), to: "survey.jsonl"))
+        #expect(try survey("venue", "show", "hall").stdout.contains("plan of floor 0: plans/ground.svg, top-left (-1.0, 2.0), bottom-right (11.0, -2.0)"))
+        // And exported, imported into another database and exported again
+        let first = directory.appendingPathComponent("export-1")
+        #expect(try survey("export", "--venue", "hall", "--out", first.path).status == 0)
+        let other = directory.appendingPathComponent("other.sqlite").path
+        let reimported = try SurveyProcess.run(["import", first.path, "--db", other])
+        #expect(reimported.status == 0, "\(reimported.stderr)")
+        let second = directory.appendingPathComponent("export-2")
+        #expect(try SurveyProcess.run(["export", "--venue", "hall", "--out", second.path, "--db", other]).status == 0)
+        // Then the plan went out byte for byte, came back, and both exports are the same bytes
+        #expect(try Data(contentsOf: first.appendingPathComponent("plans/ground.svg")) == Data(svg.utf8))
+        for file in ["venue.json", "plans/ground.svg", "fingerprints.jsonl"] {
+            #expect(try Data(contentsOf: first.appendingPathComponent(file)) == Data(contentsOf: second.appendingPathComponent(file)), "\(file) differs")
+        }
+        // When venue plan sets a PNG instead
+        let before = try revision()
+        let set = try survey(
+            "venue", "plan", "--venue", "hall", "--floor", "0", "--image", try writeData(Self.png, to: "scan.png"),
+            "--top-left", "-1,3", "--bottom-right", "10,-3")
+        // Then it replaces the plan at the next revision, and export writes the PNG's bytes
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try revision() == before + 1)
+        let third = directory.appendingPathComponent("export-3")
+        #expect(try survey("export", "--venue", "hall", "--out", third.path).status == 0)
+        #expect(try Data(contentsOf: third.appendingPathComponent("plans/floor-0.png")) == Self.png)
+        let definition = try JSONDecoder().decode(VenueDefinition.self, from: Data(contentsOf: third.appendingPathComponent("venue.json")))
+        #expect(definition.floors[0].plan == FloorPlanPlacement(image: "plans/floor-0.png", topLeft: .init(x: -1, y: 3), bottomRight: .init(x: 10, y: -3)))
+    }
+
+    @Test("floor plans: bad placements, unknown floors, missing, mislabelled and oversized images are refused with clear errors")
+    func floorPlanErrors() throws {
+        try importedHall()
+        let png = try writeData(Self.png, to: "scan.png")
+        let before = try revision()
+        func plan(_ image: String, _ topLeft: String = "0,3", _ bottomRight: String = "10,-3", floor: String = "0") throws -> SurveyProcess.Result {
+            try survey("venue", "plan", "--venue", "hall", "--floor", floor, "--image", image, "--top-left", topLeft, "--bottom-right", bottomRight)
+        }
+        let cases: [(SurveyProcess.Result, String)] = [
+            (try plan(png, "10,3", "0,-3"), "floor 0's plan: top_left.x (10.0) must be less than bottom_right.x (0.0)"),
+            (try plan(png, "0,-3", "10,3"), "top_left.y (-3.0) must be greater than bottom_right.y (3.0)"),
+            (try plan(png, "nope"), "--top-left takes venue metres as x,y, such as 0,24 (got 'nope')"),
+            (try plan(png, floor: "5"), "venue 'hall' has no floor 5 (its floors: 0)"),
+            (try plan(try writeData(Self.png, to: "plan.svg")), "is named as image/svg+xml but its content is image/png"),
+            (try plan(try writeData(Self.png + Data(count: 10 * 1024 * 1024), to: "big.png")), "a floor plan may be at most 10485760 bytes (10 MiB)"),
+            (try plan(directory.appendingPathComponent("absent.png").path), "no such file, or not readable"),
+            (try plan(try writeData(Data("GIF89a".utf8), to: "plan.gif")), "--image must be a .png, .jpg, .jpeg or .svg file"),
+        ]
+        for (result, message) in cases {
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(message), "expected '\(message)' in: \(result.stderr)")
+        }
+        // And none of them changed the venue
+        #expect(try revision() == before)
+        // And a venue.json naming a missing plan image is refused before anything is written
+        let missing = Self.venueJSON.replacingOccurrences(
+            of: #"{"id": "hall","#, with: #"{"id": "hall2","#).replacingOccurrences(
+            of: #"{"level": 0, "name": "Ground"}"#,
+            with: #"{"level": 0, "name": "Ground", "plan": {"image": "plans/missing.svg", "top_left": {"x": -1, "y": 2}, "bottom_right": {"x": 11, "y": -2}}}"#)
+        let refused = try survey("venue", "import", try write(missing, to: "missing.json"))
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("cannot read floor 0's plan plans/missing.svg"), "\(refused.stderr)")
+        #expect(try FingerprintStore.open(path: db, logger: Logger(label: "test")).revisions()["hall2"] == nil)
+    }
+
     @Test("evaluate against a walk and by cross-validation")
     func evaluate() throws {
         try importedHall()
@@ -390,7 +508,7 @@ struct CommandTests {
         let result = try SurveyProcess.run(["simulate", "--seed", "7", "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
         let committed = SurveyProcess.packageRoot.appendingPathComponent("venues/demo-hall")
-        for file in ["venue.json", "survey.jsonl", "walk.jsonl", "locate-request.json"] {
+        for file in ["venue.json", "plans/ground.svg", "plans/gallery.svg", "survey.jsonl", "walk.jsonl", "locate-request.json"] {
             let generated = try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(file))
             #expect(generated == (try Data(contentsOf: committed.appendingPathComponent(file))), "\(file) differs")
         }

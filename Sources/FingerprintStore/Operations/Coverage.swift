@@ -12,7 +12,7 @@ public struct VenueCoverage: Hashable, Sendable, Codable {
         /// Active beacons a fingerprint of the spot typically sees (the median).
         public var medianBeacons: Int
         /// Fewer than 3 fingerprints, or fingerprints that typically see fewer than 3 beacons: record again.
-        public var isThin: Bool { fingerprints < 3 || medianBeacons < 3 }
+        public var isThin: Bool { RecordSummary.SpotCoverage.isThin(fingerprints: fingerprints, medianBeacons: medianBeacons) }
     }
 
     /// A beacon's place in the venue's history.

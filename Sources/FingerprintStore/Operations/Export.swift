@@ -162,14 +162,16 @@ extension FingerprintStore {
     /// - Throws: ``StoreError/conflict(_:)`` when the venue already has fingerprints (an import adds, so
     ///   importing twice would double the survey); the errors of ``importVenue(_:)`` and
     ///   ``importFingerprints(_:into:)``.
-    public func importExport(venue definition: VenueDefinition, fingerprints: [ExportedFingerprint]) throws -> FingerprintImportSummary {
+    public func importExport(
+        venue definition: VenueDefinition, plans: [Int: FloorPlanImage] = [:], fingerprints: [ExportedFingerprint]
+    ) throws -> FingerprintImportSummary {
         try write { db in
             if try VenueRecord.fetchOne(db, key: definition.id) != nil,
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", arguments: [definition.id]) ?? 0 > 0
             {
                 throw StoreError.conflict("venue '\(definition.id)' already has fingerprints; import into a fresh database or another --db")
             }
-            _ = try importVenue(definition, db)
+            _ = try importVenue(definition, plans: plans, db)
             return try importFingerprints(fingerprints, into: definition.id, db)
         }
     }

@@ -36,6 +36,8 @@ public struct VenueDetails: Hashable, Sendable, Codable {
     public var beacons: [StoredBeacon]
     public var spots: [Spot]
     public var fingerprints: Int
+    /// Where the venue lies on the Earth, when venue.json said.
+    public var geo: GeoAnchor?
 
     public var activeBeacons: [StoredBeacon] { beacons.filter { $0.status == .active } }
 
@@ -50,7 +52,7 @@ public struct VenueDetails: Hashable, Sendable, Codable {
                     floor: $0.floor, label: $0.label, measuredPower: $0.measuredPower,
                     status: $0.status == .active ? nil : $0.status.rawValue)
             },
-            spots: spots)
+            spots: spots, geo: geo)
     }
 }
 
@@ -63,6 +65,8 @@ public struct VenueImportSummary: Hashable, Sendable, Codable {
     public var beaconsUpdated: Int
     public var spotsAdded: Int
     public var spotsUpdated: Int
+    /// Floor plans added or replaced (a plan with the same image and placement is left as it is).
+    public var plansSet: Int
     /// The venue's revision after the import.
     public var revision: Int
     /// Whether the import changed anything that affects positioning (and so bumped the revision).
@@ -72,28 +76,39 @@ public struct VenueImportSummary: Hashable, Sendable, Codable {
 extension FingerprintStore {
     /// Creates a venue from its definition, or updates it: floors, beacons and spots are added or
     /// updated by their identity; nothing is deleted (fingerprints may refer to it). One transaction.
-    public func importVenue(_ definition: VenueDefinition) throws -> VenueImportSummary {
-        let summary = try write { db in try importVenue(definition, db) }
+    ///
+    /// - Parameter plans: the image of every floor whose definition has a `plan`, by level (the caller
+    ///   reads the files the definition names).
+    public func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage] = [:]) throws -> VenueImportSummary {
+        let summary = try write { db in try importVenue(definition, plans: plans, db) }
         logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
         return summary
     }
 
     /// ``importVenue(_:)`` inside the caller's transaction.
-    func importVenue(_ definition: VenueDefinition, _ db: Database) throws -> VenueImportSummary {
+    func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage], _ db: Database) throws -> VenueImportSummary {
         let problems = definition.problems()
         guard problems.isEmpty else { throw StoreError.invalidVenue(problems: problems) }
         do {
             let now = Date()
             var summary = VenueImportSummary(
                 venue: definition.id, created: false, floorsAdded: 0, beaconsAdded: 0, beaconsUpdated: 0,
-                spotsAdded: 0, spotsUpdated: 0, revision: 1, changedPositioning: false)
+                spotsAdded: 0, spotsUpdated: 0, plansSet: 0, revision: 1, changedPositioning: false)
             var venue: VenueRecord
+            // A definition without `geo` keeps the stored anchor (an import deletes nothing); a different one
+            // changes what every answer says, so it counts as a change to positioning.
+            var geoChanged = false
             if var existing = try VenueRecord.fetchOne(db, key: definition.id) {
                 existing.name = definition.name
                 existing.updatedAt = now
+                if let geo = definition.geo, geo != existing.geo {
+                    existing.geo = geo
+                    geoChanged = true
+                }
                 venue = existing
             } else {
                 venue = VenueRecord(id: definition.id, name: definition.name, revision: 1, createdAt: now, updatedAt: now)
+                venue.geo = definition.geo
                 summary.created = true
             }
             try venue.save(db)
@@ -104,6 +119,14 @@ extension FingerprintStore {
                     summary.floorsAdded += 1
                 }
                 try record.save(db)
+                if let placement = floor.plan {
+                    guard let image = plans[floor.level] else {
+                        throw StoreError.invalidInput("floor \(floor.level)'s plan names '\(placement.image)', but no image was given for it")
+                    }
+                    if try setFloorPlan(venue: venue.id, level: floor.level, placement: placement, image: image, now: now, db) {
+                        summary.plansSet += 1
+                    }
+                }
             }
 
             for beacon in definition.beacons {
@@ -150,7 +173,7 @@ extension FingerprintStore {
             }
 
             summary.changedPositioning = !summary.created
-                && (summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
+                && (geoChanged || summary.plansSet > 0 || summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
             if summary.changedPositioning { try bumpRevision(of: venue.id, db) }
             summary.revision = try revision(of: venue.id, db)
             return summary
@@ -223,16 +246,17 @@ extension FingerprintStore {
         let venue = try venueRecord(id, db)
         let floors = try FloorRecord.filter(FloorRecord.Columns.venueId == id).order(FloorRecord.Columns.level).fetchAll(db)
         let beacons = try BeaconRecord.filter(BeaconRecord.Columns.venueId == id).fetchAll(db)
+        let plans = try floorPlacements(id, db)
         let spots = try SpotRecord.filter(SpotRecord.Columns.venueId == id).order(SpotRecord.Columns.id).fetchAll(db)
         let fingerprints = try Int.fetchOne(
             db, sql: "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = ?",
             arguments: [id]) ?? 0
         return VenueDetails(
             id: venue.id, name: venue.name, revision: venue.revision,
-            floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name) },
+            floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name, plan: plans[$0.level]) },
             beacons: try beacons.map { try $0.stored() }.sorted { $0.id < $1.id },
             spots: spots.map(\.spot),
-            fingerprints: fingerprints)
+            fingerprints: fingerprints, geo: venue.geo)
     }
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.

@@ -1,5 +1,7 @@
 import Foundation
 public import GRDB
+import Positioning
+import ScanFormats
 
 // Plain Codable rows, one per table. They stay internal: the store's public API speaks in Positioning's
 // types and in the summaries of this module.
@@ -11,6 +13,22 @@ struct VenueRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     var revision: Int
     var createdAt: Date
     var updatedAt: Date
+    var geoLat: Double?
+    var geoLon: Double?
+    var geoBearing: Double?
+
+    /// The venue's anchor: all three columns, or none.
+    var geo: GeoAnchor? {
+        get {
+            guard let geoLat, let geoLon, let geoBearing else { return nil }
+            return GeoAnchor(lat: geoLat, lon: geoLon, bearing: geoBearing)
+        }
+        set {
+            geoLat = newValue?.lat
+            geoLon = newValue?.lon
+            geoBearing = newValue?.bearing
+        }
+    }
 }
 
 struct FloorRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
@@ -22,6 +40,50 @@ struct FloorRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     enum Columns {
         static let venueId = Column(CodingKeys.venueId)
         static let level = Column(CodingKeys.level)
+    }
+}
+
+struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "floorPlan"
+    var venueId: String
+    var level: Int
+    var image: String
+    var mediaType: PlanMediaType
+    var data: Data
+    var topLeftX: Double
+    var topLeftY: Double
+    var bottomRightX: Double
+    var bottomRightY: Double
+    var updatedAt: Date
+
+    enum Columns {
+        static let venueId = Column(CodingKeys.venueId)
+        static let level = Column(CodingKeys.level)
+    }
+
+    init(venueId: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, updatedAt: Date) {
+        self.venueId = venueId
+        self.level = level
+        self.image = placement.image
+        mediaType = image.mediaType
+        data = image.data
+        topLeftX = placement.topLeft.x
+        topLeftY = placement.topLeft.y
+        bottomRightX = placement.bottomRight.x
+        bottomRightY = placement.bottomRight.y
+        self.updatedAt = updatedAt
+    }
+
+    var placement: FloorPlanPlacement {
+        FloorPlanPlacement(
+            image: image, topLeft: .init(x: topLeftX, y: topLeftY), bottomRight: .init(x: bottomRightX, y: bottomRightY))
+    }
+
+    /// Whether `other` says the same as this row, whenever it was written.
+    func sameContent(as other: FloorPlanRecord) -> Bool {
+        var other = other
+        other.updatedAt = updatedAt
+        return self == other
     }
 }
 
@@ -145,3 +207,4 @@ import Positioning
 extension BeaconStatus: DatabaseValueConvertible {}
 extension APIKeyScope: DatabaseValueConvertible {}
 extension BeaconReplacement.Kind: DatabaseValueConvertible {}
+extension PlanMediaType: DatabaseValueConvertible {}

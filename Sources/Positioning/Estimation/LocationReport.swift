@@ -35,11 +35,12 @@ public struct LocationReport: Codable, Hashable, Sendable {
     /// The venue revision the answer was computed with.
     public var revision: Int?
 
-    public init(_ result: LocationResult, revision: Int?) {
+    /// The report of `result`; its position carries `lat`/`lon` when the venue has an `anchor`.
+    public init(_ result: LocationResult, revision: Int?, anchor: GeoAnchor? = nil) {
         switch result.outcome {
         case .located(let position):
             status = .located
-            self.position = position
+            self.position = position.anchored(by: anchor)
             reason = nil
         case .unknown(let why):
             status = .unknown

@@ -33,18 +33,27 @@ public struct Position: Hashable, Sendable, Codable {
     public var spot: String
     /// The zone of that spot, when it has one.
     public var zone: String?
+    /// WGS84 latitude and longitude in degrees, when the venue has a ``GeoAnchor`` (``anchored(by:)``
+    /// sets them; the estimators work in venue metres only and leave them nil).
+    public var lat: Double?
+    public var lon: Double?
 
-    public init(x: Double, y: Double, floor: Int, accuracy: Double, spot: String, zone: String?) {
+    public init(
+        x: Double, y: Double, floor: Int, accuracy: Double, spot: String, zone: String?, lat: Double? = nil,
+        lon: Double? = nil
+    ) {
         self.x = x
         self.y = y
         self.floor = floor
         self.accuracy = accuracy
         self.spot = spot
         self.zone = zone
+        self.lat = lat
+        self.lon = lon
     }
 
     enum CodingKeys: String, CodingKey {
-        case x, y, floor, spot, zone
+        case x, y, floor, spot, zone, lat, lon
         case accuracy = "accuracy_m"
     }
 }

@@ -7,15 +7,19 @@ public import Positioning
 ///  "beacons": [{"uuid": "E2C5…", "major": 1, "minor": 1, "x": 15.9, "y": 10.1, "floor": 0, "label": "B1"}],
 ///  "spots": [{"name": "p_16.09_02.79", "x": 16.091, "y": 2.795, "floor": 0, "zone": "optional"}]}
 /// ```
-/// Coordinates are metres in the venue's own frame; beacon positions are optional.
+/// Coordinates are metres in the venue's own frame; beacon positions are optional. An optional `geo`
+/// object, `{"lat": 52.52, "lon": 13.40, "bearing": 90}`, places that frame on the Earth (``GeoAnchor``).
 public struct VenueDefinition: Codable, Hashable, Sendable {
     public struct Floor: Codable, Hashable, Sendable {
         public var level: Int
         public var name: String
+        /// The floor's plan image and where it lies (``FloorPlanPlacement``); optional.
+        public var plan: FloorPlanPlacement?
 
-        public init(level: Int, name: String) {
+        public init(level: Int, name: String, plan: FloorPlanPlacement? = nil) {
             self.level = level
             self.name = name
+            self.plan = plan
         }
     }
 
@@ -63,13 +67,16 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
     public var floors: [Floor]
     public var beacons: [Beacon]
     public var spots: [Spot]
+    /// Where the venue's origin lies on the Earth and where its +x axis points; optional.
+    public var geo: GeoAnchor?
 
-    public init(id: String, name: String, floors: [Floor], beacons: [Beacon], spots: [Spot]) {
+    public init(id: String, name: String, floors: [Floor], beacons: [Beacon], spots: [Spot], geo: GeoAnchor? = nil) {
         self.id = id
         self.name = name
         self.floors = floors
         self.beacons = beacons
         self.spots = spots
+        self.geo = geo
     }
 
     /// Checks what JSON decoding cannot: identities, duplicates, references to floors.
@@ -78,8 +85,10 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
     public func problems() -> [String] {
         var problems: [String] = []
         if id.isEmpty { problems.append("the venue id is empty") }
+        if let geo { problems += geo.problems() }
         let levels = Set(floors.map(\.level))
         if levels.count != floors.count { problems.append("two floors share a level") }
+        for floor in floors { problems += floor.plan?.problems(level: floor.level) ?? [] }
         var seenBeacons = Set<BeaconID>()
         for (index, beacon) in beacons.enumerated() {
             do {

@@ -66,15 +66,20 @@ public struct PropagationModel: Hashable, Sendable {
 public struct SimulatedVenue: Sendable {
     public var definition: VenueDefinition
     public var walls: [Wall]
+    /// The building's rectangle on every floor, venue metres, when it has one: what plans outline.
+    public var outline: PlanarExtent?
     public var model: PropagationModel
     /// Per beacon, the phases and frequencies of its shadowing field.
     private var shadowingFields: [[(kx: Double, ky: Double, phase: Double)]]
     private let beacons: [(id: BeaconID, x: Double, y: Double, floor: Int)]
 
     /// - Parameter seed: fixes the shadowing fields; sampling takes its own generator.
-    public init(definition: VenueDefinition, walls: [Wall], model: PropagationModel, seed: UInt64) throws(BeaconIDError) {
+    public init(
+        definition: VenueDefinition, walls: [Wall], outline: PlanarExtent? = nil, model: PropagationModel, seed: UInt64
+    ) throws(BeaconIDError) {
         self.definition = definition
         self.walls = walls
+        self.outline = outline
         self.model = model
         var generator = SeededGenerator(seed: seed)
         var beacons: [(BeaconID, Double, Double, Int)] = []

@@ -48,7 +48,8 @@ public enum SimulatedVenues {
     public static let uuid = "B9407F30-F5F8-466E-AFF9-25556B57FE6D"
 
     /// `demo-hall`: a two-floor conference hall, 40 × 24 m per floor, 20 beacons, 60 spots in 6 zones,
-    /// with interior walls. `make run` serves it; README in venues/demo-hall tells how it was generated.
+    /// with interior walls, an SVG plan per floor drawn from those walls (``SimulatedVenue/floorPlanSVG(level:)``)
+    /// and a geographic anchor. `make run` serves it; README in venues/demo-hall tells how it was generated.
     public static func demoHall(seed: UInt64) throws(BeaconIDError) -> SimulatedVenue {
         let beaconPlaces: [(Double, Double, Int)] = [
             (3, 3, 0), (3, 21, 0), (12, 6, 0), (12, 18, 0), (20, 12, 0), (27, 5, 0), (27, 19, 0), (35, 3, 0), (35, 21, 0), (39, 12, 0),
@@ -73,8 +74,11 @@ public enum SimulatedVenues {
         }
         let definition = VenueDefinition(
             id: "demo-hall", name: "Demo conference hall (simulated)",
-            floors: [VenueDefinition.Floor(level: 0, name: "Ground"), VenueDefinition.Floor(level: 1, name: "Gallery")],
-            beacons: beacons, spots: spots)
+            floors: [
+                VenueDefinition.Floor(level: 0, name: "Ground", plan: plan("plans/ground.svg")),
+                VenueDefinition.Floor(level: 1, name: "Gallery", plan: plan("plans/gallery.svg")),
+            ],
+            beacons: beacons, spots: spots, geo: demoHallAnchor)
         let walls = [
             // Ground: the entrance and the bar are walled off from the main hall, with doors.
             Wall(floor: 0, from: (10, 0), to: (10, 10), loss: 6), Wall(floor: 0, from: (10, 14), to: (10, 24), loss: 6),
@@ -83,8 +87,19 @@ public enum SimulatedVenues {
             Wall(floor: 1, from: (20, 0), to: (20, 9), loss: 4), Wall(floor: 1, from: (20, 15), to: (20, 24), loss: 4),
             Wall(floor: 1, from: (20, 12), to: (40, 12), loss: 10),
         ]
-        return try SimulatedVenue(definition: definition, walls: walls, model: PropagationModel(), seed: seed)
+        return try SimulatedVenue(
+            definition: definition, walls: walls, outline: PlanarExtent(minX: 0, minY: 0, maxX: 40, maxY: 24), model: PropagationModel(),
+            seed: seed)
     }
+
+    /// demo-hall's plans cover the 40 × 24 m hall with a metre to spare on every side.
+    static func plan(_ image: String) -> FloorPlanPlacement {
+        FloorPlanPlacement(image: image, topLeft: .init(x: -1, y: 25), bottomRight: .init(x: 41, y: -1))
+    }
+
+    /// Where demo-hall would stand: the origin at a corner of the CCIB conference centre in Barcelona, the
+    /// hall's long side (+x) along the city grid, 135° from north (illustrative: the venue is simulated).
+    public static let demoHallAnchor = GeoAnchor(lat: 41.4093, lon: 2.2191, bearing: 135)
 
     /// The zone of a place of demo-hall.
     static func zone(x: Double, y: Double, floor: Int) -> String {

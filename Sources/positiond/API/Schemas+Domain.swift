@@ -1,6 +1,7 @@
 import FingerprintStore
 import Foundation
 import Positioning
+import ScanFormats
 
 // The generated types of openapi.yaml, made from the domain's values: the one place where the daemon's
 // answers take the shape the contract gives them.
@@ -9,10 +10,18 @@ import Positioning
 typealias StoredVenueSummary = VenueSummary
 
 extension Components.Schemas.Position {
-    init(_ position: Position) {
+    /// `position` with its `lat`/`lon` when the venue has an `anchor`.
+    init(_ position: Position, anchor: GeoAnchor?) {
+        let position = position.anchored(by: anchor)
         self.init(
             x: position.x, y: position.y, floor: position.floor, accuracyM: position.accuracy, spot: position.spot,
-            zone: position.zone)
+            zone: position.zone, lat: position.lat, lon: position.lon)
+    }
+}
+
+extension Components.Schemas.GeoAnchor {
+    init(_ anchor: GeoAnchor) {
+        self.init(lat: anchor.lat, lon: anchor.lon, bearing: anchor.bearing)
     }
 }
 
@@ -50,11 +59,11 @@ struct LocationFields {
     var matchedBeacons: Int
     var unmappedBeacons: [String]
 
-    init(_ result: LocationResult) {
+    init(_ result: LocationResult, anchor: GeoAnchor?) {
         switch result.outcome {
         case .located(let position):
             status = .located
-            self.position = .init(position)
+            self.position = .init(position, anchor: anchor)
             reason = nil
         case .unknown(let why):
             status = .unknown
@@ -68,8 +77,8 @@ struct LocationFields {
 }
 
 extension Components.Schemas.Locate {
-    init(venue: String, result: LocationResult, revision: Int) {
-        let fields = LocationFields(result)
+    init(venue: String, result: LocationResult, revision: Int, anchor: GeoAnchor?) {
+        let fields = LocationFields(result, anchor: anchor)
         self.init(
             venue: venue, status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
             matchedBeacons: fields.matchedBeacons, unmappedBeacons: fields.unmappedBeacons, revision: revision)
@@ -77,8 +86,8 @@ extension Components.Schemas.Locate {
 }
 
 extension Components.Schemas.LocationReport {
-    init(_ result: LocationResult, revision: Int?) {
-        let fields = LocationFields(result)
+    init(_ result: LocationResult, revision: Int?, anchor: GeoAnchor?) {
+        let fields = LocationFields(result, anchor: anchor)
         self.init(
             status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
             matchedBeacons: fields.matchedBeacons, unmappedBeacons: fields.unmappedBeacons, revision: revision)
@@ -101,11 +110,13 @@ extension Components.Schemas.ZoneEventKind {
 }
 
 extension Components.Schemas.Device {
-    init(venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent]) {
+    init(
+        venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent], anchor: GeoAnchor?
+    ) {
         self.init(
             venue: venue, device: device, revision: revision, time: update.time,
-            status: update.position == nil ? .unknown : .located, position: update.position.map(Components.Schemas.Position.init),
-            zone: zone, events: events.map(Components.Schemas.ZoneEvent.init), raw: .init(update.raw, revision: revision),
+            status: update.position == nil ? .unknown : .located, position: update.position.map { .init($0, anchor: anchor) },
+            zone: zone, events: events.map(Components.Schemas.ZoneEvent.init), raw: .init(update.raw, revision: revision, anchor: anchor),
             stuckBeacons: update.stuckBeacons.map(\.description), windowSamples: update.windowSamples)
     }
 }
@@ -129,14 +140,33 @@ extension Components.Schemas.Venue {
     init(_ details: VenueDetails) {
         self.init(
             id: details.id, name: details.name, revision: details.revision,
-            floors: details.floors.map { Components.Schemas.Floor(level: $0.level, name: $0.name) },
+            floors: details.floors.map { floor in
+                Components.Schemas.Floor(
+                    level: floor.level, name: floor.name, hasPlan: floor.plan != nil,
+                    plan: floor.plan.map { .init($0, url: "/v1/venues/\(details.id)/floors/\(floor.level)/plan") })
+            },
             spots: details.spots.map(Components.Schemas.Spot.init),
             beacons: details.activeBeacons.map {
                 Components.Schemas.Beacon(
                     id: $0.id.description, uuid: $0.id.uuid.uuidString, major: Int($0.id.major), minor: Int($0.id.minor),
                     label: $0.label, x: $0.x, y: $0.y, floor: $0.floor)
             },
-            fingerprints: details.fingerprints)
+            fingerprints: details.fingerprints, geo: details.geo.map(Components.Schemas.GeoAnchor.init))
+    }
+}
+
+extension Components.Schemas.FloorPlan {
+    init(_ placement: FloorPlanPlacement, url: String) {
+        // The stored image's content matched its name's extension when it was stored.
+        let mediaType: Components.Schemas.FloorPlan.MediaTypePayload =
+            switch PlanMediaType(pathExtension: placement.image) {
+            case .png: .imagePng
+            case .jpeg: .imageJpeg
+            case .svg, nil: .imageSvgXml
+            }
+        self.init(
+            mediaType: mediaType, topLeft: .init(x: placement.topLeft.x, y: placement.topLeft.y),
+            bottomRight: .init(x: placement.bottomRight.x, y: placement.bottomRight.y), url: url)
     }
 }
 

@@ -43,14 +43,16 @@ extension PositiondAPI {
         if let position = update.position {
             hub.publish(
                 venue: venueID, device: device,
-                message: .position(.init(_type: .position, venue: venueID, device: device, time: update.time, position: .init(position), zone: zone)))
+                message: .position(.init(_type: .position, venue: venueID, device: device, time: update.time, position: .init(position, anchor: venue.details.geo), zone: zone)))
         }
         for event in events {
             hub.publish(
                 venue: venueID, device: device,
                 message: .zone(.init(_type: .zone, venue: venueID, device: device, event: .init(event.kind), zone: event.zone, time: event.time)))
         }
-        return Components.Schemas.Device(venue: venueID, device: device, revision: venue.revision, update: update, zone: zone, events: events)
+        return Components.Schemas.Device(
+            venue: venueID, device: device, revision: venue.revision, update: update, zone: zone, events: events,
+            anchor: venue.details.geo)
     }
 
     func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {
@@ -60,7 +62,9 @@ extension PositiondAPI {
         guard let (update, zone) = devices.current(of: DeviceRegistry.Key(venue: venue.details.id, device: device)) else {
             throw HTTPError(.notFound, message: "device '\(device)' is not tracked in venue '\(venue.details.id)' (never seen, or forgotten after being idle)")
         }
-        return .ok(.init(body: .json(.init(venue: venue.details.id, device: device, revision: venue.revision, update: update, zone: zone, events: []))))
+        return .ok(.init(body: .json(.init(
+            venue: venue.details.id, device: device, revision: venue.revision, update: update, zone: zone, events: [],
+            anchor: venue.details.geo))))
     }
 
     /// Device ids are opaque to the daemon but bounded: 1 to 128 printable characters.

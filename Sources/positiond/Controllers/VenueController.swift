@@ -33,7 +33,7 @@ extension PositiondAPI {
             throw HTTPError(.unprocessableContent, message: error.message(venue: venue.details.id))
         }
         (result.position == nil ? locateOutcomes.unknown : locateOutcomes.located).increment()
-        return Components.Schemas.Locate(venue: venue.details.id, result: result, revision: venue.revision)
+        return Components.Schemas.Locate(venue: venue.details.id, result: result, revision: venue.revision, anchor: venue.details.geo)
     }
 
     func proximity(_ input: Operations.Proximity.Input) async throws -> Operations.Proximity.Output {

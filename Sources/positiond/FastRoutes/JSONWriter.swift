@@ -157,6 +157,8 @@ extension JSONWriter {
         object { json in
             json.key("accuracy_m"); json.number(position.accuracyM)
             json.key("floor"); json.number(position.floor)
+            if let lat = position.lat { json.key("lat"); json.number(lat) }
+            if let lon = position.lon { json.key("lon"); json.number(lon) }
             json.key("spot"); json.string(position.spot)
             json.key("x"); json.number(position.x)
             json.key("y"); json.number(position.y)

@@ -17,6 +17,8 @@ const state = {
   ready: false,
   socket: null,
   errors: [],
+  // The object URL of the plan shown.
+  planURL: null,
 };
 window.beaconfixMap = state;
 
@@ -78,10 +80,7 @@ function drawFloorButtons() {
 // The extent of the floor in metres: its plan when it has one, else its spots and beacons, padded.
 function floorBounds() {
   const floor = state.venue.floors.find((candidate) => candidate.level === state.floor);
-  const placement = floor && floor.plan;
-  if (placement && placement.bounds) {
-    return L.latLngBounds(point(placement.bounds.min_x, placement.bounds.min_y), point(placement.bounds.max_x, placement.bounds.max_y));
-  }
+  if (floor && floor.plan) return planBounds(floor.plan);
   const points = state.coverage.spots.filter((spot) => spot.floor === state.floor).map((spot) => point(spot.x, spot.y))
     .concat(state.coverage.beacons.filter((beacon) => beacon.floor === state.floor && beacon.x !== undefined)
       .map((beacon) => point(beacon.x, beacon.y)));
@@ -102,16 +101,23 @@ async function drawFloor(fit) {
   document.body.dataset.floor = String(state.floor);
 }
 
+// A plan lies axis-aligned between its top-left and bottom-right corners, in venue metres.
+function planBounds(plan) {
+  return L.latLngBounds(point(plan.top_left.x, plan.top_left.y), point(plan.bottom_right.x, plan.bottom_right.y));
+}
+
+// The image is fetched with the key (an <img> could not send it) and shown from an object URL.
 async function drawPlan() {
   const floor = state.venue.floors.find((candidate) => candidate.level === state.floor);
+  delete document.body.dataset.plan;
   if (!floor || !floor.plan) return;
-  const url = await beaconfix.blobURL(
-    '/v1/venues/' + encodeURIComponent(venueID) + '/floors/' + floor.level + '/plan');
+  const url = await beaconfix.blobURL(floor.plan.url);
   if (!url) return;
-  const b = floor.plan.bounds;
-  L.imageOverlay(url, L.latLngBounds(point(b.min_x, b.min_y), point(b.max_x, b.max_y)),
-    { className: 'floor-plan', opacity: 0.9 }).addTo(layers.plan);
-  document.body.dataset.plan = url;
+  // The previous floor's image is no longer shown: free it.
+  if (state.planURL) URL.revokeObjectURL(state.planURL);
+  state.planURL = url;
+  L.imageOverlay(url, planBounds(floor.plan), { className: 'floor-plan', opacity: 0.9 }).addTo(layers.plan);
+  document.body.dataset.plan = floor.plan.url;
 }
 
 function drawGrid(bounds) {

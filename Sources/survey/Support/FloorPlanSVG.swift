@@ -1,6 +1,7 @@
 import FingerprintStore
 import Foundation
 import Positioning
+import ScanFormats
 
 /// A floor of a venue as an SVG picture for surveyors: a metric grid, the zones (the hull of their spots),
 /// the beacons by state with their labels, the spots coloured by coverage or by cross-validated error (by
@@ -15,6 +16,8 @@ struct FloorPlanSVG {
     let coverage: VenueCoverage
     let floor: Int
     let colouring: Colouring
+    /// The floor's plan, drawn under everything else, embedded so the picture stands alone.
+    var plan: (placement: FloorPlanPlacement, image: FloorPlanImage)?
     /// Pixels per metre.
     let scale: Double = 24
     let margin: Double = 40
@@ -22,8 +25,9 @@ struct FloorPlanSVG {
     func render(title: String) -> String {
         let spots = coverage.spots.filter { $0.spot.floor == floor }
         let beacons = coverage.beacons.filter { $0.beacon.floor == floor && $0.beacon.x != nil && $0.beacon.y != nil }
-        let xs = spots.map(\.spot.x) + beacons.compactMap(\.beacon.x)
-        let ys = spots.map(\.spot.y) + beacons.compactMap(\.beacon.y)
+        let planCorners = plan.map { [$0.placement.topLeft, $0.placement.bottomRight] } ?? []
+        let xs = spots.map(\.spot.x) + beacons.compactMap(\.beacon.x) + planCorners.map(\.x)
+        let ys = spots.map(\.spot.y) + beacons.compactMap(\.beacon.y) + planCorners.map(\.y)
         let minX = (xs.min() ?? 0).rounded(.down) - 1, maxX = (xs.max() ?? 10).rounded(.up) + 1
         let minY = (ys.min() ?? 0).rounded(.down) - 1, maxY = (ys.max() ?? 10).rounded(.up) + 1
         let width = (maxX - minX) * scale + 2 * margin + 260, height = max((maxY - minY) * scale + 2 * margin, 320)
@@ -35,6 +39,11 @@ struct FloorPlanSVG {
         svg.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Self.number(width))" height="\##(Self.number(height))" viewBox="0 0 \##(Self.number(width)) \##(Self.number(height))" font-family="sans-serif" font-size="11">"##)
         svg.append(##"<title>\##(Self.escape(title))</title>"##)
         svg.append(##"<rect width="100%" height="100%" fill="#ffffff"/>"##)
+        if let (placement, image) = plan {
+            let width = (placement.bottomRight.x - placement.topLeft.x) * scale
+            let height = (placement.topLeft.y - placement.bottomRight.y) * scale
+            svg.append(##"<image id="plan" x="\##(px(placement.topLeft.x))" y="\##(py(placement.topLeft.y))" width="\##(Self.number(width))" height="\##(Self.number(height))" preserveAspectRatio="none" opacity="0.9" href="data:\##(image.mediaType.rawValue);base64,\##(image.data.base64EncodedString())"/>"##)
+        }
         // Grid: every metre, stronger and labelled every 5.
         svg.append(##"<g id="grid" stroke-width="1">"##)
         for x in stride(from: minX, through: maxX, by: 1) {

@@ -5,7 +5,7 @@ extension Survey {
     struct Venue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "venue",
-            abstract: "Import, list and show venues.",
-            subcommands: [Import.self, List.self, Show.self])
+            abstract: "Import, list and show venues; set a floor's plan.",
+            subcommands: [Import.self, List.self, Show.self, Plan.self])
     }
 }

@@ -10,7 +10,11 @@ extension Survey.Venue {
         static let configuration = CommandConfiguration(
             commandName: "import",
             abstract: "Create or update a venue from its definition (venue.json).",
-            discussion: "Floors, beacons and spots are added or updated by identity; nothing is deleted.")
+            discussion: """
+                Floors, beacons and spots are added or updated by identity; nothing is deleted. A floor's plan \
+                image (its "plan": "image", relative to venue.json; PNG, JPEG or SVG, at most 10 MiB) is read and \
+                stored in the database with its placement.
+                """)
 
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
@@ -32,12 +36,13 @@ extension Survey.Venue {
             } catch let error as DecodingError {
                 throw CLIError("\(file): \(ScanLogDecoder.explain(error))")
             }
-            let summary = try store.open(creating: true).importVenue(definition)
+            let plans = try PlanFiles.read(for: definition, in: URL(fileURLWithPath: file).deletingLastPathComponent())
+            let summary = try store.open(creating: true).importVenue(definition, plans: plans)
             if output.json { return try Output.json(summary) }
             print("""
                 \(summary.created ? "Created" : "Updated") venue '\(summary.venue)' (revision \(summary.revision)): \
                 \(summary.floorsAdded) floors, \(summary.beaconsAdded) beacons and \(summary.spotsAdded) spots added; \
-                \(summary.beaconsUpdated) beacons and \(summary.spotsUpdated) spots updated.
+                \(summary.beaconsUpdated) beacons and \(summary.spotsUpdated) spots updated; \(summary.plansSet) floor plans set.
                 """)
         }
     }

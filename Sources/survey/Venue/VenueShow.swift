@@ -5,7 +5,7 @@ extension Survey.Venue {
     /// `survey venue show V`.
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Show a venue: floors, beacons (active and retired), spots, revision.")
+            commandName: "show", abstract: "Show a venue: floors, geographic anchor, beacons (active and retired), spots, revision.")
 
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
@@ -18,6 +18,15 @@ extension Survey.Venue {
             if output.json { return try Output.json(details) }
             print("\(details.id): \(details.name), revision \(details.revision), \(details.fingerprints) fingerprints")
             print("Floors: " + details.floors.map { "\($0.level) \($0.name)" }.joined(separator: ", "))
+            for floor in details.floors {
+                guard let plan = floor.plan else { continue }
+                print("  plan of floor \(floor.level): \(plan.image), top-left (\(plan.topLeft.x), \(plan.topLeft.y)), bottom-right (\(plan.bottomRight.x), \(plan.bottomRight.y))")
+            }
+            if let geo = details.geo {
+                print("Geo anchor: origin at lat \(geo.lat), lon \(geo.lon); +x axis bearing \(geo.bearing)° from true north")
+            } else {
+                print("Geo anchor: none (positions in venue metres only)")
+            }
             print("Beacons (\(details.activeBeacons.count) active):")
             for beacon in details.beacons {
                 let place = beacon.x.map { x in "at (\(x), \(beacon.y ?? 0)) floor \(beacon.floor ?? 0)" } ?? "position unknown"

@@ -37,5 +37,8 @@ extension FingerprintStore {
 
 extension RecordSummary.SpotCoverage {
     /// Fewer than 3 fingerprints, or fingerprints that typically see fewer than 3 beacons.
-    public var needsRevisit: Bool { total < 3 || medianBeacons < 3 }
+    public var needsRevisit: Bool { Self.isThin(fingerprints: total, medianBeacons: medianBeacons) }
+
+    /// The one rule for a spot to record again: `record`, `stats`, `map` and the live map all use it.
+    static func isThin(fingerprints: Int, medianBeacons: Int) -> Bool { fingerprints < 3 || medianBeacons < 3 }
 }

@@ -1,0 +1,76 @@
+public import ScanFormats
+public import Foundation
+import GRDB
+
+extension FingerprintStore {
+    /// Sets or replaces the plan of floor `level` of `venue` and bumps the venue's revision, in one
+    /// transaction.
+    ///
+    /// - Returns: the venue's revision afterwards.
+    /// - Throws: ``StoreError/unknownVenue(_:)``, ``StoreError/invalidInput(_:)`` for a floor the venue
+    ///   does not have or a placement that is not valid.
+    @discardableResult
+    public func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage) throws -> Int {
+        let revision = try write { db in
+            try venueRecord(venue, db)
+            let problems = placement.problems(level: level)
+            guard problems.isEmpty else { throw StoreError.invalidInput(problems.joined(separator: "; ")) }
+            guard try FloorRecord.fetchOne(db, key: ["venueId": venue, "level": level]) != nil else {
+                let levels = try Int.fetchAll(db, sql: "SELECT level FROM floor WHERE venueId = ? ORDER BY level", arguments: [venue])
+                throw StoreError.invalidInput(
+                    "venue '\(venue)' has no floor \(level) (its floors: \(levels.map(String.init).joined(separator: ", ")))")
+            }
+            try setFloorPlan(venue: venue, level: level, placement: placement, image: image, now: Date(), db)
+            try bumpRevision(of: venue, db)
+            return try self.revision(of: venue, db)
+        }
+        logger.debug("floor plan set", metadata: ["venue.id": "\(venue)", "floor": "\(level)", "venue.revision": "\(revision)"])
+        return revision
+    }
+
+    /// Writes the plan row inside the caller's transaction; false when the same plan was already there.
+    @discardableResult
+    func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, now: Date, _ db: Database) throws -> Bool {
+        let record = FloorPlanRecord(venueId: venue, level: level, placement: placement, image: image, updatedAt: now)
+        if let existing = try FloorPlanRecord.fetchOne(db, key: ["venueId": venue, "level": level]), existing.sameContent(as: record) {
+            return false
+        }
+        try record.save(db)
+        return true
+    }
+
+    /// The image of floor `level`'s plan, nil when the floor has none (positiond's call: off the
+    /// concurrency pool's threads).
+    public func floorPlanImage(venue: String, level: Int) async throws -> FloorPlanImage? {
+        try await writer.read { db in
+            try FloorPlanRecord.fetchOne(db, key: ["venueId": venue, "level": level])
+                .map { FloorPlanImage(data: $0.data, mediaType: $0.mediaType) }
+        }
+    }
+
+    /// Every plan of `venue`, placement and image, by level: what `survey export` writes.
+    public func floorPlans(of venue: String) throws -> [Int: (placement: FloorPlanPlacement, image: FloorPlanImage)] {
+        try writer.read { db in
+            try venueRecord(venue, db)
+            var plans: [Int: (placement: FloorPlanPlacement, image: FloorPlanImage)] = [:]
+            for record in try FloorPlanRecord.filter(FloorPlanRecord.Columns.venueId == venue).fetchAll(db) {
+                plans[record.level] = (record.placement, FloorPlanImage(data: record.data, mediaType: record.mediaType))
+            }
+            return plans
+        }
+    }
+
+    /// The placement of every plan of `venue`, by level, without reading the images.
+    func floorPlacements(_ venue: String, _ db: Database) throws -> [Int: FloorPlanPlacement] {
+        var plans: [Int: FloorPlanPlacement] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT level, image, topLeftX, topLeftY, bottomRightX, bottomRightY FROM floorPlan WHERE venueId = ?",
+            arguments: [venue])
+        {
+            plans[row["level"]] = FloorPlanPlacement(
+                image: row["image"], topLeft: .init(x: row["topLeftX"], y: row["topLeftY"]),
+                bottomRight: .init(x: row["bottomRightX"], y: row["bottomRightY"]))
+        }
+        return plans
+    }
+}

@@ -1,0 +1,74 @@
+import FingerprintStore
+import Foundation
+import Positioning
+import ScanFormats
+import Testing
+
+@Suite("FingerprintStore: floor plans")
+struct FloorPlanStoreTests {
+    static let svg = FloorPlanImage(data: Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="24"><rect width="40" height="24"/></svg>"#.utf8), mediaType: .svg)
+    static let placement = FloorPlanPlacement(image: "plans/ground.svg", topLeft: .init(x: -1, y: 25), bottomRight: .init(x: 41, y: -1))
+
+    static var plannedVenue: VenueDefinition {
+        var venue = StoreFixtures.venue
+        venue.floors[0].plan = placement
+        return venue
+    }
+
+    @Test("a plan imported with its venue is stored byte for byte with its placement")
+    func imported() async throws {
+        // Given a venue whose ground floor has a plan
+        let store = try FingerprintStore.inMemory()
+        let summary = try store.importVenue(Self.plannedVenue, plans: [0: Self.svg])
+        // Then the image and the placement come back exactly
+        #expect(summary.plansSet == 1)
+        #expect(try store.floorPlans(of: "hall")[0]?.image == Self.svg)
+        #expect(try await store.floorPlanImage(venue: "hall", level: 0) == Self.svg)
+        #expect(try store.venue("hall").floors[0].plan == Self.placement)
+        #expect(try store.venue("hall").definition().floors[0].plan == Self.placement)
+        // And importing the same again changes nothing
+        let again = try store.importVenue(Self.plannedVenue, plans: [0: Self.svg])
+        #expect(again.plansSet == 0 && !again.changedPositioning)
+    }
+
+    @Test("setting a plan replaces it and bumps the revision; an unknown floor or venue, or a bad placement, is refused and nothing changes")
+    func setPlan() throws {
+        // Given the venue with its plan
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(Self.plannedVenue, plans: [0: Self.svg])
+        let revision = try store.venue("hall").revision
+        // When another image is set with another placement
+        let png = FloorPlanImage(data: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]), mediaType: .png)
+        let moved = FloorPlanPlacement(image: "plans/floor-0.png", topLeft: .init(x: 0, y: 30), bottomRight: .init(x: 50, y: 0))
+        let after = try store.setFloorPlan(venue: "hall", level: 0, placement: moved, image: png)
+        // Then it replaced the first at a new revision
+        #expect(after == revision + 1)
+        #expect(try store.floorPlans(of: "hall")[0]?.image == png)
+        #expect(try store.venue("hall").floors[0].plan == moved)
+        // And an unknown floor, an unknown venue and a bad placement are refused
+        #expect(throws: StoreError.invalidInput("venue 'hall' has no floor 7 (its floors: 0)")) {
+            try store.setFloorPlan(venue: "hall", level: 7, placement: moved, image: png)
+        }
+        #expect(throws: StoreError.unknownVenue("atlantis")) {
+            try store.setFloorPlan(venue: "atlantis", level: 0, placement: moved, image: png)
+        }
+        var flipped = moved
+        flipped.topLeft.x = 60
+        #expect(throws: StoreError.self) { try store.setFloorPlan(venue: "hall", level: 0, placement: flipped, image: png) }
+        #expect(try store.venue("hall").revision == after)
+    }
+
+    @Test("a plan without its image is refused with the floor named, and nothing is written")
+    func missingImage() throws {
+        let store = try FingerprintStore.inMemory()
+        #expect(throws: StoreError.invalidInput("floor 0's plan names 'plans/ground.svg', but no image was given for it")) {
+            try store.importVenue(Self.plannedVenue)
+        }
+        #expect(try store.venues().isEmpty)
+    }
+
+    @Test("the floor plan migration is named and listed")
+    func migrationListed() {
+        #expect(FingerprintStore.knownMigrations.last == "v6: floor plans")
+    }
+}
