@@ -93,6 +93,10 @@ struct ContractTests {
             let huge = "{\"samples\": [], \"padding\": \"" + String(repeating: "x", count: 70_000) + "\"}"
             let tooLarge = try await client.call(.post, "/v1/venues/demo-hall/proximity", body: huge)
             #expect(tooLarge.status == .contentTooLarge)
+            // A path parameter that is not a number is a 400 that says so
+            let level = try await client.call(.get, "/v1/venues/demo-hall/floors/first/plan")
+            #expect(level.status == .badRequest)
+            #expect(level.errorMessage == "a path or query parameter of /v1/venues/demo-hall/floors/first/plan should be an integer", "\(level.errorMessage)")
             // A device id with spaces is refused on the generated read route too
             let device = try await client.call(.get, "/v1/venues/demo-hall/devices/a%20b")
             #expect(device.status == .unprocessableContent)

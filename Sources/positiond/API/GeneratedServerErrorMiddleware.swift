@@ -19,6 +19,11 @@ struct GeneratedServerErrorMiddleware: RouterMiddleware {
             switch error.underlyingError {
             case let refusal as any HTTPResponseError:
                 throw refusal
+            case let decoding as DecodingError where request.method == .get || request.method == .head:
+                // Without a body, only a path or query parameter can fail to decode (a floor level that is
+                // not a whole number).
+                let problem = ScanLogDecoder.explain(decoding).replacingOccurrences(of: "field '' ", with: "")
+                throw HTTPError(.badRequest, message: "a path or query parameter of \(request.uri.path) \(problem)")
             case let decoding as DecodingError:
                 throw HTTPError(.badRequest, message: "malformed JSON: \(ScanLogDecoder.explain(decoding))")
             default:
