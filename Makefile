@@ -48,4 +48,6 @@ run: release
 	@echo
 	@echo "  curl -s -X POST http://$(HOST):$(PORT)/v1/venues/demo-hall/locate -H 'Content-Type: application/json' -d @venues/demo-hall/locate-request.json"
 	@echo
+	@echo "The live map, in a browser: http://$(HOST):$(PORT)/venues/demo-hall/map"
+	@echo
 	@exec .build/release/positiond --db $(DB) --host $(HOST) --port $(PORT)
