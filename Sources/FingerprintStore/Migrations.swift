@@ -158,6 +158,18 @@ enum StoreMigrations {
                 t.foreignKey(["venueId", "level"], references: "floor", onDelete: .cascade)
             }
         }
+        migrator.registerMigration("v7: zone areas") { db in
+            // Zones drawn as polygons, at most one per zone and floor. `polygon` is the JSON list of its
+            // [x, y] vertices in venue metres, as venue.json writes it: read and written whole, never queried.
+            try db.create(table: "zoneArea") { t in
+                t.column("venueId", .text).notNull()
+                t.column("level", .integer).notNull()
+                t.column("name", .text).notNull()
+                t.column("polygon", .text).notNull()
+                t.primaryKey(["venueId", "level", "name"])
+                t.foreignKey(["venueId", "level"], references: "floor", onDelete: .cascade)
+            }
+        }
         return migrator
     }
 }

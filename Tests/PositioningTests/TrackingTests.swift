@@ -50,16 +50,16 @@ struct TrackingTests {
         let spots = [Spot(name: "a", x: 0, y: 0, floor: 0, zone: "A"), Spot(name: "b", x: 4, y: 0, floor: 0, zone: "B")]
         var zones = ZoneHysteresis(margin: 1, requiredUpdates: 3)
         var events: [ZoneEvent] = []
-        for t in 0..<3 { events += zones.update(x: 0.5, y: 0, floor: 0, spots: spots, time: Double(t)) }
+        for t in 0..<3 { events += zones.update(x: 0.5, y: 0, floor: 0, zones: ZoneLayout(spots: spots), time: Double(t)) }
         #expect(events == [ZoneEvent(kind: .enter, zone: "A", time: 2)])
         // When it dithers around the border (x = 1.8 ... 2.4) for a minute
         events = []
-        for t in 3..<63 { events += zones.update(x: t % 2 == 0 ? 1.8 : 2.4, y: 0, floor: 0, spots: spots, time: Double(t)) }
+        for t in 3..<63 { events += zones.update(x: t % 2 == 0 ? 1.8 : 2.4, y: 0, floor: 0, zones: ZoneLayout(spots: spots), time: Double(t)) }
         // Then nothing is emitted
         #expect(events.isEmpty)
         #expect(zones.currentZone == "A")
         // And when it clearly walks into B, exactly one exit and one enter follow
-        for t in 63..<66 { events += zones.update(x: 3.8, y: 0, floor: 0, spots: spots, time: Double(t)) }
+        for t in 63..<66 { events += zones.update(x: 3.8, y: 0, floor: 0, zones: ZoneLayout(spots: spots), time: Double(t)) }
         #expect(events == [ZoneEvent(kind: .exit, zone: "A", time: 65), ZoneEvent(kind: .enter, zone: "B", time: 65)])
     }
 

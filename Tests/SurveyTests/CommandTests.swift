@@ -274,7 +274,7 @@ struct CommandTests {
         // When it is imported and recorded
         let imported = try survey("venue", "import", try write(planned, to: "venue.json"))
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("1 floor plans set"))
+        #expect(imported.stdout.contains("1 floor plans and 0 zone polygons set"))
         _ = try survey("record", "--venue", "hall", try write(Self.surveyLog(), to: "survey.jsonl"))
         #expect(try survey("venue", "show", "hall").stdout.contains("plan of floor 0: plans/ground.svg, top-left (-1.0, 2.0), bottom-right (11.0, -2.0)"))
         // And exported, imported into another database and exported again

@@ -57,6 +57,30 @@ struct MapCommandTests {
         #expect(svg.contains(#"id="legend""#) && svg.contains("\(thin.count) thin:"))
     }
 
+    @Test("zones: a drawn zone is its polygon, a zone named only by spots the hull of its spots; bad polygons are refused at import")
+    func zones() throws {
+        // Given the hall with a stage drawn around b (which names no zone) and the spots' own west and east
+        let drawn = CommandTests.venueJSON.replacingOccurrences(
+            of: #""spots": ["#, with: #""zones": [{"name": "stage", "floor": 0, "polygon": [[3, -2], [7, -2], [7, 2], [3, 2]]}], "spots": ["#)
+        let imported = try commands.survey("venue", "import", try commands.write(drawn, to: "venue.json"))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("1 zone polygons set"))
+        // When the floor is drawn
+        let out = commands.directory.appendingPathComponent("zones.svg").path
+        #expect(try commands.survey("map", "--venue", "hall", "--out", out).status == 0)
+        // Then the stage is its polygon, and west and east are outlines around their spots
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        let titles = svg.components(separatedBy: "<polygon").dropFirst().compactMap { $0.components(separatedBy: "<title>").dropFirst().first?.components(separatedBy: "</title>").first }
+        #expect(titles == ["stage", "east", "west"])
+        #expect(svg.contains("<title>b: ") && svg.contains("zone stage"), "b takes the stage's zone")
+        // And a polygon whose edges cross is refused, naming the zone, and nothing changes
+        let bowtie = CommandTests.venueJSON.replacingOccurrences(
+            of: #""spots": ["#, with: #""zones": [{"name": "bow", "floor": 0, "polygon": [[0, 0], [4, 2], [4, 0], [0, 3]]}], "spots": ["#)
+        let refused = try commands.survey("venue", "import", try commands.write(bowtie, to: "bowtie.json"))
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("zone 'bow' on floor 0: the polygon's edges 1 and 3 cross"), "\(refused.stderr)")
+    }
+
     @Test("error colouring needs a tuned venue and says so; refuses an unknown floor and a non-SVG file")
     func errorsAndRefusals() throws {
         try commands.importedHall()

@@ -34,7 +34,10 @@ public struct VenueCoverage: Hashable, Sendable, Codable {
     public var venue: String
     public var revision: Int
     public var floors: [VenueDefinition.Floor]
+    /// Every spot, with its zone resolved (its own, else the polygon's it stands in).
     public var spots: [SpotCoverage]
+    /// The zones drawn as polygons.
+    public var zoneAreas: [ZoneArea]
     /// Every beacon: active, retired and replaced.
     public var beacons: [BeaconCoverage]
 
@@ -55,7 +58,7 @@ extension FingerprintStore {
     func coverage(of venueID: String, _ db: Database) throws -> VenueCoverage {
         let venue = try venueDetails(venueID, db)
         let counts = Dictionary(uniqueKeysWithValues: try spotCoverage(venueID, db).map { ($0.spot, $0) })
-        let spots = venue.spots.map { spot in
+        let spots = venue.zones.spots.map { spot in
             VenueCoverage.SpotCoverage(
                 spot: spot, fingerprints: counts[spot.name]?.total ?? 0, medianBeacons: counts[spot.name]?.medianBeacons ?? 0)
         }
@@ -73,6 +76,6 @@ extension FingerprintStore {
                 }
             return VenueCoverage.BeaconCoverage(beacon: beacon, state: state, replacedBy: state == .replaced ? next : nil)
         }
-        return VenueCoverage(venue: venueID, revision: venue.revision, floors: venue.floors, spots: spots, beacons: beacons)
+        return VenueCoverage(venue: venueID, revision: venue.revision, floors: venue.floors, spots: spots, zoneAreas: venue.zoneAreas, beacons: beacons)
     }
 }

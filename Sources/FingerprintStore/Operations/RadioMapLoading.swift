@@ -29,7 +29,7 @@ public struct VenueSurvey: Sendable {
     public func radioMap(configuration: PositioningConfiguration) throws(RadioMapError) -> RadioMap {
         try RadioMap(
             spots: spots, fingerprints: configuration.referenceWindow.references(of: surveyed, scale: configuration.builder.scale),
-            representation: configuration.locator.metric.representation)
+            representation: configuration.locator.metric.representation, zoneAreas: venue.zoneAreas)
     }
 
     /// The dense radio map of this survey under its own configuration (``configuration``).

@@ -38,6 +38,11 @@ public struct VenueDetails: Hashable, Sendable, Codable {
     public var fingerprints: Int
     /// Where the venue lies on the Earth, when venue.json said.
     public var geo: GeoAnchor?
+    /// The zones drawn as polygons, in the order they were first imported.
+    public var zoneAreas: [ZoneArea]
+
+    /// Where the venue's zones are, with every spot's zone resolved (``ZoneLayout``).
+    public var zones: ZoneLayout { ZoneLayout(spots: spots, areas: zoneAreas) }
 
     public var activeBeacons: [StoredBeacon] { beacons.filter { $0.status == .active } }
 
@@ -52,7 +57,7 @@ public struct VenueDetails: Hashable, Sendable, Codable {
                     floor: $0.floor, label: $0.label, measuredPower: $0.measuredPower,
                     status: $0.status == .active ? nil : $0.status.rawValue)
             },
-            spots: spots, geo: geo)
+            spots: spots, geo: geo, zones: zoneAreas.isEmpty ? nil : zoneAreas)
     }
 }
 
@@ -67,6 +72,8 @@ public struct VenueImportSummary: Hashable, Sendable, Codable {
     public var spotsUpdated: Int
     /// Floor plans added or replaced (a plan with the same image and placement is left as it is).
     public var plansSet: Int
+    /// Zone polygons added or redrawn.
+    public var zonesSet: Int
     /// The venue's revision after the import.
     public var revision: Int
     /// Whether the import changed anything that affects positioning (and so bumped the revision).
@@ -74,8 +81,8 @@ public struct VenueImportSummary: Hashable, Sendable, Codable {
 }
 
 extension FingerprintStore {
-    /// Creates a venue from its definition, or updates it: floors, beacons and spots are added or
-    /// updated by their identity; nothing is deleted (fingerprints may refer to it). One transaction.
+    /// Creates a venue from its definition, or updates it: floors, beacons, spots and zone polygons are
+    /// added or updated by their identity; nothing is deleted (fingerprints may refer to it). One transaction.
     ///
     /// - Parameter plans: the image of every floor whose definition has a `plan`, by level (the caller
     ///   reads the files the definition names).
@@ -93,7 +100,7 @@ extension FingerprintStore {
             let now = Date()
             var summary = VenueImportSummary(
                 venue: definition.id, created: false, floorsAdded: 0, beaconsAdded: 0, beaconsUpdated: 0,
-                spotsAdded: 0, spotsUpdated: 0, plansSet: 0, revision: 1, changedPositioning: false)
+                spotsAdded: 0, spotsUpdated: 0, plansSet: 0, zonesSet: 0, revision: 1, changedPositioning: false)
             var venue: VenueRecord
             // A definition without `geo` keeps the stored anchor (an import deletes nothing); a different one
             // changes what every answer says, so it counts as a change to positioning.
@@ -172,8 +179,17 @@ extension FingerprintStore {
                 }
             }
 
+            for area in definition.zones ?? [] {
+                let record = try ZoneAreaRecord(venueId: venue.id, area: area)
+                let existing = try ZoneAreaRecord.fetchOne(db, key: ["venueId": venue.id, "level": area.floor, "name": area.name])
+                if existing != record {
+                    try record.save(db)
+                    summary.zonesSet += 1
+                }
+            }
+
             summary.changedPositioning = !summary.created
-                && (geoChanged || summary.plansSet > 0 || summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
+                && (geoChanged || summary.plansSet > 0 || summary.zonesSet > 0 || summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
             if summary.changedPositioning { try bumpRevision(of: venue.id, db) }
             summary.revision = try revision(of: venue.id, db)
             return summary
@@ -248,6 +264,7 @@ extension FingerprintStore {
         let beacons = try BeaconRecord.filter(BeaconRecord.Columns.venueId == id).fetchAll(db)
         let plans = try floorPlacements(id, db)
         let spots = try SpotRecord.filter(SpotRecord.Columns.venueId == id).order(SpotRecord.Columns.id).fetchAll(db)
+        let zoneAreas = try ZoneAreaRecord.filter(ZoneAreaRecord.Columns.venueId == id).order(Column.rowID).fetchAll(db)
         let fingerprints = try Int.fetchOne(
             db, sql: "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = ?",
             arguments: [id]) ?? 0
@@ -256,7 +273,7 @@ extension FingerprintStore {
             floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name, plan: plans[$0.level]) },
             beacons: try beacons.map { try $0.stored() }.sorted { $0.id < $1.id },
             spots: spots.map(\.spot),
-            fingerprints: fingerprints, geo: venue.geo)
+            fingerprints: fingerprints, geo: venue.geo, zoneAreas: try zoneAreas.map { try $0.area() })
     }
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.

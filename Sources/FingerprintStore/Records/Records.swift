@@ -43,6 +43,37 @@ struct FloorRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     }
 }
 
+/// A zone drawn as a polygon on one floor; `polygon` is its vertices as JSON (`[[x, y], …]`).
+struct ZoneAreaRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "zoneArea"
+    var venueId: String
+    var level: Int
+    var name: String
+    var polygon: String
+
+    enum Columns {
+        static let venueId = Column(CodingKeys.venueId)
+        static let level = Column(CodingKeys.level)
+        static let name = Column(CodingKeys.name)
+    }
+
+    init(venueId: String, area: ZoneArea) throws {
+        self.venueId = venueId
+        self.level = area.floor
+        self.name = area.name
+        self.polygon = String(decoding: try JSONEncoder().encode(area.polygon), as: UTF8.self)
+    }
+
+    /// The stored area; a polygon this build cannot read is an error naming it, never a guess.
+    func area() throws -> ZoneArea {
+        do {
+            return ZoneArea(name: name, floor: level, polygon: try JSONDecoder().decode([ZoneArea.Vertex].self, from: Data(polygon.utf8)))
+        } catch {
+            throw StoreError.invalidInput("the stored polygon of zone '\(name)' on floor \(level) of venue '\(venueId)' cannot be read (\(error))")
+        }
+    }
+}
+
 struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     static let databaseTableName = "floorPlan"
     var venueId: String

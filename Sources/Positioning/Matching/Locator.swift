@@ -112,8 +112,11 @@ public struct Locator: Sendable {
         case .spots: candidates
         case .fingerprints: Self.nearestRows(rowDistances, in: map, limit: estimator.neighbourCount)
         }
+        var position = estimator.estimate(from: neighbours, spots: map.spots)
+        // The estimator names the nearest spot's zone; drawn zones decide by where the position lies.
+        if !map.zones.areas.isEmpty { position.zone = map.zones.zone(atX: position.x, y: position.y, floor: position.floor) }
         return LocationResult(
-            outcome: .located(estimator.estimate(from: neighbours, spots: map.spots)), candidates: listed,
+            outcome: .located(position), candidates: listed,
             matchedBeacons: Int(query.presentCount), unmappedBeacons: query.unmappedBeacons)
     }
 

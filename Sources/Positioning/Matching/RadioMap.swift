@@ -19,8 +19,10 @@ public struct RadioMap: Sendable {
     public let representation: SignalRepresentation
     /// The map's columns, sorted.
     public let beacons: [BeaconID]
-    /// The venue's spots; rows point into this array.
+    /// The venue's spots, each with its zone resolved (``ZoneLayout/spots``); rows point into this array.
     public let spots: [Spot]
+    /// Where the venue's zones are: what a position's zone is decided by.
+    public let zones: ZoneLayout
     /// For every row, the index of its spot in ``spots``. Rows are ordered by spot.
     public let spotOfRow: [Int]
     /// The rows of each spot: rows are sorted by spot (stably), so each spot's rows are contiguous and
@@ -57,12 +59,12 @@ public struct RadioMap: Sendable {
 
     /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices, ordered by spot
     /// (fingerprints of one spot keep their order), each beacon as `representation` says: build the map
-    /// with the representation of the metric that will read it.
+    /// with the representation of the metric that will read it. `zoneAreas` are the venue's drawn zones.
     ///
     /// - Throws: ``RadioMapError`` when a spot index is out of range or a fingerprint is empty.
     public init(
         spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
-        representation: SignalRepresentation = .relativePower
+        representation: SignalRepresentation = .relativePower, zoneAreas: [ZoneArea] = []
     ) throws(RadioMapError) {
         var beaconSet = Set<BeaconID>()
         for (index, reference) in unordered.enumerated() {
@@ -105,7 +107,8 @@ public struct RadioMap: Sendable {
         self.blockCount = blocks
         self.compact = compact
         self.beacons = beacons
-        self.spots = spots
+        self.zones = ZoneLayout(spots: spots, areas: zoneAreas)
+        self.spots = zones.spots
         self.spotOfRow = fingerprints.map(\.spot)
         self.spotRanges = spotRanges
         self.count = fingerprints.count

@@ -120,16 +120,16 @@ public struct DeviceTracker: Sendable {
         var position = lastUpdate?.position
         var events: [ZoneEvent] = []
         if case .located(let located) = raw.outcome {
-            let measured = bounded(located, in: map.spots)
+            let measured = bounded(located, in: map)
             raw.outcome = .located(measured)
             if let smoothedAt, sample.time - smoothedAt > configuration.silenceReset { smoother.reset() }
             smoothedAt = max(smoothedAt ?? sample.time, sample.time)
-            var smoothed = bounded(smoother.smooth(measured, at: sample.time), in: map.spots)
+            var smoothed = bounded(smoother.smooth(measured, at: sample.time), in: map)
             if let nearest = map.spots.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor) {
                 smoothed.spot = nearest.name
-                smoothed.zone = nearest.zone
+                smoothed.zone = map.zones.zone(atX: smoothed.x, y: smoothed.y, floor: smoothed.floor)
             }
-            events = zones.update(x: smoothed.x, y: smoothed.y, floor: smoothed.floor, spots: map.spots, time: sample.time)
+            events = zones.update(x: smoothed.x, y: smoothed.y, floor: smoothed.floor, zones: map.zones, time: sample.time)
             position = smoothed
         }
         let update = TrackingUpdate(
@@ -146,15 +146,15 @@ public struct DeviceTracker: Sendable {
 
     /// `position` moved into the surveyed extent of its floor plus the margin; its spot and zone are
     /// refreshed when it moved. A floor without spots leaves it as it is.
-    private func bounded(_ position: Position, in spots: [Spot]) -> Position {
-        guard let extent = PlanarExtent(spots: spots, floor: position.floor)?.enlarged(by: configuration.extentMargin),
+    private func bounded(_ position: Position, in map: RadioMap) -> Position {
+        guard let extent = PlanarExtent(spots: map.spots, floor: position.floor)?.enlarged(by: configuration.extentMargin),
               !extent.contains(x: position.x, y: position.y)
         else { return position }
         var moved = position
         (moved.x, moved.y) = extent.clamped(x: position.x, y: position.y)
-        if let nearest = spots.nearest(toX: moved.x, y: moved.y, floor: moved.floor) {
+        if let nearest = map.spots.nearest(toX: moved.x, y: moved.y, floor: moved.floor) {
             moved.spot = nearest.name
-            moved.zone = nearest.zone
+            moved.zone = map.zones.zone(atX: moved.x, y: moved.y, floor: moved.floor)
         }
         return moved
     }

@@ -18,10 +18,12 @@ public struct ZoneEvent: Hashable, Sendable, Codable {
 
 /// Decides which zone a device is in without flickering at borders.
 ///
-/// A zone's distance is the planar distance from the (smoothed) position to the zone's nearest spot on
-/// the same floor; spots without a zone form the "outside any zone" area. The device changes zone only
-/// when another zone is nearer than the current one by at least `margin` metres for `requiredUpdates`
-/// updates in a row. A notification storm at a zone border is the classic failure this prevents.
+/// Each (smoothed) position has a zone (``ZoneLayout/zone(atX:y:floor:)``: the polygon it lies in, else
+/// the zone of its nearest spot). The device changes zone only when another zone has been its zone for
+/// `requiredUpdates` updates in a row, each time by at least `margin` metres: that far inside a drawn
+/// zone's polygon, that far outside the polygon of the drawn zone it leaves, or, between zones of spots,
+/// that much nearer the new zone's nearest spot than the current zone's. A notification storm at a zone
+/// border is the classic failure this prevents.
 public struct ZoneHysteresis: Sendable, Hashable {
     public var margin: Double
     public var requiredUpdates: Int
@@ -37,31 +39,27 @@ public struct ZoneHysteresis: Sendable, Hashable {
     }
 
     /// Feeds a position and returns the events it causes (none, or an exit and/or an enter).
-    public mutating func update(x: Double, y: Double, floor: Int, spots: [Spot], time: Double) -> [ZoneEvent] {
-        var nearest: [String?: Double] = [:]
-        for spot in spots where spot.floor == floor {
-            let distance = spot.planarDistance(toX: x, y: y)
-            if distance < nearest[spot.zone, default: .infinity] { nearest[spot.zone] = distance }
-        }
-        guard let closest = nearest.min(by: { $0.value < $1.value }) else { return [] }
-        let currentDistance = nearest[currentZone, default: .infinity]
-        guard closest.key != currentZone, currentDistance - closest.value >= margin else {
+    public mutating func update(x: Double, y: Double, floor: Int, zones: ZoneLayout, time: Double) -> [ZoneEvent] {
+        guard zones.spots.contains(where: { $0.floor == floor }) || zones.areas.contains(where: { $0.floor == floor })
+        else { return [] }
+        let candidate = zones.zone(atX: x, y: y, floor: floor)
+        guard candidate != currentZone, zones.lead(of: candidate, over: currentZone, atX: x, y: y, floor: floor) >= margin else {
             streak = 0
             challenger = nil
             return []
         }
-        if challenger == .some(closest.key) {
+        if challenger == .some(candidate) {
             streak += 1
         } else {
-            challenger = .some(closest.key)
+            challenger = .some(candidate)
             streak = 1
         }
         guard streak >= requiredUpdates else { return [] }
 
         var events: [ZoneEvent] = []
         if let old = currentZone { events.append(ZoneEvent(kind: .exit, zone: old, time: time)) }
-        if let new = closest.key { events.append(ZoneEvent(kind: .enter, zone: new, time: time)) }
-        currentZone = closest.key
+        if let new = candidate { events.append(ZoneEvent(kind: .enter, zone: new, time: time)) }
+        currentZone = candidate
         challenger = nil
         streak = 0
         return events

@@ -69,14 +69,21 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
     public var spots: [Spot]
     /// Where the venue's origin lies on the Earth and where its +x axis points; optional.
     public var geo: GeoAnchor?
+    /// Zones drawn as polygons, each on one floor (``ZoneArea``); optional. A spot without a zone of its
+    /// own takes the zone of the polygon it stands in; spots that name a zone keep working without one.
+    public var zones: [ZoneArea]?
 
-    public init(id: String, name: String, floors: [Floor], beacons: [Beacon], spots: [Spot], geo: GeoAnchor? = nil) {
+    public init(
+        id: String, name: String, floors: [Floor], beacons: [Beacon], spots: [Spot], geo: GeoAnchor? = nil,
+        zones: [ZoneArea]? = nil
+    ) {
         self.id = id
         self.name = name
         self.floors = floors
         self.beacons = beacons
         self.spots = spots
         self.geo = geo
+        self.zones = zones
     }
 
     /// Checks what JSON decoding cannot: identities, duplicates, references to floors.
@@ -114,6 +121,18 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
             }
             if !spot.x.isFinite || !spot.y.isFinite { problems.append("spot '\(spot.name)' has a non-finite coordinate") }
         }
+        var drawn = Set<ZoneKey>()
+        for area in zones ?? [] {
+            problems += area.problems(levels: levels)
+            if !drawn.insert(ZoneKey(name: area.name, floor: area.floor)).inserted {
+                problems.append("zone '\(area.name)' has two polygons on floor \(area.floor); a zone has at most one per floor")
+            }
+        }
         return problems
+    }
+
+    private struct ZoneKey: Hashable {
+        var name: String
+        var floor: Int
     }
 }

@@ -66,9 +66,8 @@ public enum SimulatedVenues {
             for (column, letter) in columns.enumerated() {
                 for row in 0..<5 {
                     let x = 3 + 6.8 * Double(column), y = 2.5 + 4.75 * Double(row)
-                    spots.append(Spot(
-                        name: "\(floor == 0 ? "G" : "U")-\(letter)\(row + 1)", x: x, y: y, floor: floor,
-                        zone: zone(x: x, y: y, floor: floor)))
+                    // No zone of their own: each spot takes the zone of the polygon it stands in.
+                    spots.append(Spot(name: "\(floor == 0 ? "G" : "U")-\(letter)\(row + 1)", x: x, y: y, floor: floor))
                 }
             }
         }
@@ -78,7 +77,7 @@ public enum SimulatedVenues {
                 VenueDefinition.Floor(level: 0, name: "Ground", plan: plan("plans/ground.svg")),
                 VenueDefinition.Floor(level: 1, name: "Gallery", plan: plan("plans/gallery.svg")),
             ],
-            beacons: beacons, spots: spots, geo: demoHallAnchor)
+            beacons: beacons, spots: spots, geo: demoHallAnchor, zones: demoHallZones)
         let walls = [
             // Ground: the entrance and the bar are walled off from the main hall, with doors.
             Wall(floor: 0, from: (10, 0), to: (10, 10), loss: 6), Wall(floor: 0, from: (10, 14), to: (10, 24), loss: 6),
@@ -101,10 +100,21 @@ public enum SimulatedVenues {
     /// hall's long side (+x) along the city grid, 135° from north (illustrative: the venue is simulated).
     public static let demoHallAnchor = GeoAnchor(lat: 41.4093, lon: 2.2191, bearing: 135)
 
-    /// The zone of a place of demo-hall.
-    static func zone(x: Double, y: Double, floor: Int) -> String {
-        if floor == 0 { return x < 10 ? "Entrance" : x < 31 ? "Main hall" : "Bar" }
-        return x < 20 ? "Gallery west" : y < 12 ? "Gallery east" : "Meeting rooms"
+    /// demo-hall's six zones, the rooms its walls divide: on the ground floor the entrance and the bar are
+    /// walled off from the main hall; upstairs the meeting rooms lie behind the wall at y = 12. The meeting
+    /// rooms come first so that the spots on that wall (y = 12) are theirs.
+    static let demoHallZones: [ZoneArea] = [
+        area("Entrance", floor: 0, x: 0...10, y: 0...24), area("Main hall", floor: 0, x: 10...31, y: 0...24),
+        area("Bar", floor: 0, x: 31...40, y: 0...24),
+        area("Gallery west", floor: 1, x: 0...20, y: 0...24), area("Meeting rooms", floor: 1, x: 20...40, y: 12...24),
+        area("Gallery east", floor: 1, x: 20...40, y: 0...12),
+    ]
+
+    private static func area(_ name: String, floor: Int, x: ClosedRange<Double>, y: ClosedRange<Double>) -> ZoneArea {
+        ZoneArea(name: name, floor: floor, polygon: [
+            .init(x: x.lowerBound, y: y.lowerBound), .init(x: x.upperBound, y: y.lowerBound),
+            .init(x: x.upperBound, y: y.upperBound), .init(x: x.lowerBound, y: y.upperBound),
+        ])
     }
 
     /// The surveyors' phones and the phone of the test walk (a model the survey never saw).

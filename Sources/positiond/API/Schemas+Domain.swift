@@ -145,13 +145,20 @@ extension Components.Schemas.Venue {
                     level: floor.level, name: floor.name, hasPlan: floor.plan != nil,
                     plan: floor.plan.map { .init($0, url: "/v1/venues/\(details.id)/floors/\(floor.level)/plan") })
             },
-            spots: details.spots.map(Components.Schemas.Spot.init),
+            spots: details.zones.spots.map(Components.Schemas.Spot.init),
+            zones: details.zoneAreas.map(Components.Schemas.ZoneArea.init),
             beacons: details.activeBeacons.map {
                 Components.Schemas.Beacon(
                     id: $0.id.description, uuid: $0.id.uuid.uuidString, major: Int($0.id.major), minor: Int($0.id.minor),
                     label: $0.label, x: $0.x, y: $0.y, floor: $0.floor)
             },
             fingerprints: details.fingerprints, geo: details.geo.map(Components.Schemas.GeoAnchor.init))
+    }
+}
+
+extension Components.Schemas.ZoneArea {
+    init(_ area: ZoneArea) {
+        self.init(name: area.name, floor: area.floor, polygon: area.polygon.map { [$0.x, $0.y] })
     }
 }
 
@@ -222,6 +229,7 @@ extension Components.Schemas.Coverage {
                     name: $0.spot.name, x: $0.spot.x, y: $0.spot.y, floor: $0.spot.floor, zone: $0.spot.zone,
                     fingerprints: $0.fingerprints, medianBeacons: $0.medianBeacons, thin: $0.isThin)
             },
+            zones: coverage.zoneAreas.map(Components.Schemas.ZoneArea.init),
             beacons: coverage.beacons.map {
                 let state: Components.Schemas.BeaconState =
                     switch $0.state {

@@ -136,15 +136,19 @@ function drawGrid(bounds) {
   }
 }
 
-// A zone's outline: its polygon when the venue defines one, else the convex hull of its spots.
+// The zones of the floor: drawn polygons as they are, zones named only by spots as the hull of their spots.
 function drawZones() {
+  const areas = state.coverage.zones.filter((area) => area.floor === state.floor);
+  const drawn = new Set(areas.map((area) => area.name));
+  const outlines = areas.map((area) => [area.name, area.polygon]);
   const byZone = new Map();
-  for (const spot of state.coverage.spots.filter((spot) => spot.floor === state.floor && spot.zone)) {
+  for (const spot of state.coverage.spots.filter((spot) => spot.floor === state.floor && spot.zone && !drawn.has(spot.zone))) {
     if (!byZone.has(spot.zone)) byZone.set(spot.zone, []);
     byZone.get(spot.zone).push([spot.x, spot.y]);
   }
-  for (const [zone, points] of byZone) {
-    L.polygon(outline(points).map(([x, y]) => point(x, y)), { color: '#176b2c', weight: 1.5, dashArray: '6 4', fillOpacity: 0.04, className: 'zone' })
+  for (const [zone, points] of byZone) outlines.push([zone, outline(points)]);
+  for (const [zone, polygon] of outlines) {
+    L.polygon(polygon.map(([x, y]) => point(x, y)), { color: '#176b2c', weight: 1.5, dashArray: '6 4', fillOpacity: 0.04, className: 'zone' })
       .bindTooltip(zone, { sticky: true })
       .addTo(layers.zones);
   }

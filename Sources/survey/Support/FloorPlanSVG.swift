@@ -3,7 +3,7 @@ import Foundation
 import Positioning
 import ScanFormats
 
-/// A floor of a venue as an SVG picture for surveyors: a metric grid, the zones (the hull of their spots),
+/// A floor of a venue as an SVG picture for surveyors: a metric grid, the zones (their polygons, else the hull of their spots),
 /// the beacons by state with their labels, the spots coloured by coverage or by cross-validated error (by
 /// the venue's own terciles), and a legend. Plain SVG 1.1, no script, no external file: it opens in any browser and prints.
 struct FloorPlanSVG {
@@ -26,8 +26,10 @@ struct FloorPlanSVG {
         let spots = coverage.spots.filter { $0.spot.floor == floor }
         let beacons = coverage.beacons.filter { $0.beacon.floor == floor && $0.beacon.x != nil && $0.beacon.y != nil }
         let planCorners = plan.map { [$0.placement.topLeft, $0.placement.bottomRight] } ?? []
-        let xs = spots.map(\.spot.x) + beacons.compactMap(\.beacon.x) + planCorners.map(\.x)
-        let ys = spots.map(\.spot.y) + beacons.compactMap(\.beacon.y) + planCorners.map(\.y)
+        let areas = coverage.zoneAreas.filter { $0.floor == floor }
+        let vertices = areas.flatMap(\.polygon)
+        let xs = spots.map(\.spot.x) + beacons.compactMap(\.beacon.x) + planCorners.map(\.x) + vertices.map(\.x)
+        let ys = spots.map(\.spot.y) + beacons.compactMap(\.beacon.y) + planCorners.map(\.y) + vertices.map(\.y)
         let minX = (xs.min() ?? 0).rounded(.down) - 1, maxX = (xs.max() ?? 10).rounded(.up) + 1
         let minY = (ys.min() ?? 0).rounded(.down) - 1, maxY = (ys.max() ?? 10).rounded(.up) + 1
         let width = (maxX - minX) * scale + 2 * margin + 260, height = max((maxY - minY) * scale + 2 * margin, 320)
@@ -57,10 +59,13 @@ struct FloorPlanSVG {
             if major { svg.append(##"<text x="\##(Self.number(margin - 6))" y="\##(py(y))" fill="#7b8494" text-anchor="end" dominant-baseline="middle">\##(Int(y)) m</text>"##) }
         }
         svg.append("</g>")
-        // Zones.
+        // Zones: drawn polygons as they are, zones named only by spots as the hull of their spots.
         svg.append(##"<g id="zones" fill="#176b2c" fill-opacity="0.05" stroke="#176b2c" stroke-dasharray="6 4">"##)
-        for (zone, members) in Dictionary(grouping: spots.filter { $0.spot.zone != nil }, by: { $0.spot.zone! }).sorted(by: { $0.key < $1.key }) {
-            let hull = Self.outline(members.map { ($0.spot.x, $0.spot.y) })
+        let drawn = Set(areas.map(\.name))
+        let hulls = Dictionary(grouping: spots.filter { $0.spot.zone.map { !drawn.contains($0) } ?? false }, by: { $0.spot.zone! })
+            .mapValues { members in Self.outline(members.map { ($0.spot.x, $0.spot.y) }) }
+        let outlines = areas.map { ($0.name, $0.polygon.map { ($0.x, $0.y) }) } + hulls.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        for (zone, hull) in outlines {
             let points = hull.map { "\(px($0.0)),\(py($0.1))" }.joined(separator: " ")
             svg.append(##"<polygon points="\##(points)"><title>\##(Self.escape(zone))</title></polygon>"##)
             let label = hull.min { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) } ?? hull[0]
@@ -72,7 +77,7 @@ struct FloorPlanSVG {
         for spot in spots {
             let (fill, note) = colour(of: spot)
             let dash = spot.isThin ? ##" stroke-dasharray="2 2" stroke-width="2""## : ""
-            svg.append(##"<circle class="spot\##(spot.isThin ? " thin" : "")" cx="\##(px(spot.spot.x))" cy="\##(py(spot.spot.y))" r="6" fill="\##(fill)"\##(dash)><title>\##(Self.escape(spot.spot.name)): \##(note)</title></circle>"##)
+            svg.append(##"<circle class="spot\##(spot.isThin ? " thin" : "")" cx="\##(px(spot.spot.x))" cy="\##(py(spot.spot.y))" r="6" fill="\##(fill)"\##(dash)><title>\##(Self.escape(spot.spot.name)): \##(note)\##(spot.spot.zone.map { "; zone " + Self.escape($0) } ?? "")</title></circle>"##)
         }
         svg.append("</g>")
         // Beacons.
@@ -142,7 +147,7 @@ struct FloorPlanSVG {
             lines.append(##"<rect x="0" y="\##(Self.number(y - 6))" width="12" height="12" \##(style) stroke-width="2"/><text x="18" y="\##(Self.number(y + 4))">\##(text)</text>"##)
             y += 20
         }
-        lines.append(##"<line x1="0" y1="\##(Self.number(y))" x2="12" y2="\##(Self.number(y))" stroke="#176b2c" stroke-dasharray="6 4"/><text x="18" y="\##(Self.number(y + 4))">zone (hull of its spots)</text>"##)
+        lines.append(##"<line x1="0" y1="\##(Self.number(y))" x2="12" y2="\##(Self.number(y))" stroke="#176b2c" stroke-dasharray="6 4"/><text x="18" y="\##(Self.number(y + 4))">\##(coverage.zoneAreas.isEmpty ? "zone (hull of its spots)" : "zone")</text>"##)
         y += 28
         let thin = spots.filter(\.isThin).map(\.spot.name)
         lines.append(##"<text x="0" y="\##(Self.number(y))">\##(spots.count) spots, \##(thin.count) thin\##(thin.isEmpty ? "" : ":")</text>"##)

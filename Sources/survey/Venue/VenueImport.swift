@@ -42,7 +42,7 @@ extension Survey.Venue {
             print("""
                 \(summary.created ? "Created" : "Updated") venue '\(summary.venue)' (revision \(summary.revision)): \
                 \(summary.floorsAdded) floors, \(summary.beaconsAdded) beacons and \(summary.spotsAdded) spots added; \
-                \(summary.beaconsUpdated) beacons and \(summary.spotsUpdated) spots updated; \(summary.plansSet) floor plans set.
+                \(summary.beaconsUpdated) beacons and \(summary.spotsUpdated) spots updated; \(summary.plansSet) floor plans and \(summary.zonesSet) zone polygons set.
                 """)
         }
     }
