@@ -1,10 +1,13 @@
 """The live map in headless Chromium (run by scripts/browser-test.sh, which starts positiond).
 
 Environment: BASE (positiond's URL), KEY (an admin API key), WALK (the demo walk, JSON Lines), SHOT (where
-the screenshot goes). Prints one line per check and exits 1 when any fails.
+the screenshot goes), SURVEY, DB and PLAN (the survey binary, positiond's database and a plan image, to place
+a plan at an angle while the page is open). Prints one line per check and exits 1 when any fails.
 """
 import json
+import math
 import os
+import subprocess
 import sys
 import time
 import urllib.request
@@ -111,6 +114,23 @@ try:
     hidden = len(driver.find_elements(By.CSS_SELECTOR, ".device-icon"))
     check("devices on another floor are hidden", hidden == 0, f"{hidden} markers shown on the second floor")
     driver.find_element(By.CSS_SELECTOR, f"#floors button[data-level='{first_level}']").click()
+
+    # A plan drawn at an angle: placed by two reference points while the page is open, the page follows
+    # the revision and draws it rotated. ground.svg is 10 px a metre from (-1, 25); the pixels of venue
+    # (0, 0) and (40, 0) are put at (0, 0) and 40 m along a line 10 degrees anticlockwise from +x.
+    angle = math.radians(10)
+    subprocess.run(
+        [os.environ["SURVEY"], "venue", "plan", "--db", os.environ["DB"], "--venue", "demo-hall", "--floor", first_level,
+         "--image", os.environ["PLAN"], "--reference-point", "10,250=0,0",
+         "--reference-point", f"410,250={40 * math.cos(angle):.4f},{40 * math.sin(angle):.4f}"],
+        check=True, stdout=subprocess.DEVNULL)
+    rotated = wait_for(lambda: driver.execute_script(
+        "const image = document.querySelector('svg.floor-plan image'); return image && image.getAttribute('transform')"), 10)
+    matrix = [float(value) for value in (rotated or "").removeprefix("matrix(").removesuffix(")").split()]
+    # The image's top edge (a, b) runs 42 m long at 10 degrees (SVG y is venue -y, so b is negative).
+    turned = len(matrix) == 6 and abs(math.degrees(math.atan2(-matrix[1], matrix[0])) - 10) < 0.01 \
+        and abs(math.hypot(matrix[0], matrix[1]) - 42) < 0.01
+    check("a plan placed by reference points is drawn rotated, without a reload", turned, f"transform {rotated}")
 
     # A phone's screen: the map and the panel both show.
     driver.set_window_size(390, 844)

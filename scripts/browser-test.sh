@@ -3,8 +3,9 @@
 # with an API key (so the page must ask for it, send it as a bearer header, and open the live feed with a
 # single-use ticket). Posts tracked samples for three devices and checks that three live markers appear
 # within 5 s, that the floor switcher swaps the floor (and its plan when the venue has one), that spots and
-# beacons are drawn, that `/` lists the venue, that the page fits a phone's screen, and that the page
-# logged no JavaScript error. Saves docs/map.png (README shows it).
+# beacons are drawn, that a plan placed at an angle (by two reference points, set with `survey venue plan`
+# while the page is open) is drawn rotated without a reload, that `/` lists the venue, that the page fits a
+# phone's screen, and that the page logged no JavaScript error. Saves docs/map.png (README shows it).
 #
 #   scripts/browser-test.sh
 #
@@ -49,6 +50,7 @@ fi
 echo "positiond (pid $pid) on http://127.0.0.1:$port with an admin key; $(chromium --version 2>/dev/null)"
 status=0
 BASE="http://127.0.0.1:$port" KEY="$key" WALK="$root/venues/demo-hall/walk.jsonl" SHOT="$root/docs/map.png" \
+    SURVEY="$SURVEY" DB="$db" PLAN="$root/venues/demo-hall/plans/ground.svg" \
     "$BF_PY" scripts/browser-test.py || status=$?
 if ! bf_alive "$pid"; then
     echo "positiond died; its log:"

@@ -170,6 +170,18 @@ enum StoreMigrations {
                 t.foreignKey(["venueId", "level"], references: "floor", onDelete: .cascade)
             }
         }
+        migrator.registerMigration("v8: floor plans placed by reference points") { db in
+            // A plan may be placed by two reference points (rotated and scaled), so the image's corners are
+            // no longer always axis-aligned: `topLeft*`, `topRight*` and `bottomRight*` are where the image's
+            // corners lie, resolved when the plan was stored; `referencePoints` is the JSON of the two points
+            // as venue.json gave them (NULL for a plan placed by its corners), so export writes them back.
+            try db.alter(table: "floorPlan") { t in
+                t.add(column: "topRightX", .double).notNull().defaults(to: 0)
+                t.add(column: "topRightY", .double).notNull().defaults(to: 0)
+                t.add(column: "referencePoints", .text)
+            }
+            try db.execute(sql: "UPDATE floorPlan SET topRightX = bottomRightX, topRightY = topLeftY")
+        }
         return migrator
     }
 }

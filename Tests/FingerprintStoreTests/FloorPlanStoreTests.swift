@@ -52,8 +52,7 @@ struct FloorPlanStoreTests {
         #expect(throws: StoreError.unknownVenue("atlantis")) {
             try store.setFloorPlan(venue: "atlantis", level: 0, placement: moved, image: png)
         }
-        var flipped = moved
-        flipped.topLeft.x = 60
+        let flipped = FloorPlanPlacement(image: "plans/floor-0.png", topLeft: .init(x: 60, y: 30), bottomRight: .init(x: 50, y: 0))
         #expect(throws: StoreError.self) { try store.setFloorPlan(venue: "hall", level: 0, placement: flipped, image: png) }
         #expect(try store.venue("hall").revision == after)
     }
@@ -65,6 +64,32 @@ struct FloorPlanStoreTests {
             try store.importVenue(Self.plannedVenue)
         }
         #expect(try store.venues().isEmpty)
+    }
+
+    @Test("a plan placed by reference points is stored as given, with the corners its image's size puts it at; one whose size cannot be read is refused")
+    func referencePoints() throws {
+        // Given the hall and its 40 × 24 px SVG, placed so that pixel (0, 24) lies at venue (0, 0) and pixel
+        // (40, 24) at (0, 20): turned a quarter anticlockwise, half a metre a pixel
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        let placement = FloorPlanPlacement(image: "plans/floor-0.svg", anchoring: .referencePoints(
+            .init(pixel: .init(x: 0, y: 24), venue: .init(x: 0, y: 0)), .init(pixel: .init(x: 40, y: 24), venue: .init(x: 0, y: 20))))
+        try store.setFloorPlan(venue: "hall", level: 0, placement: placement, image: Self.svg)
+        // Then the placement comes back as given, and the corners are where that turn puts them
+        let stored = try #require(try store.floorPlans(of: "hall")[0])
+        #expect(stored.placement == placement)
+        #expect(try store.venue("hall").floors[0].plan == placement)
+        let corners = try #require(try store.venue("hall").planCorners[0])
+        #expect(abs(corners.topLeft.x + 12) < 1e-9 && abs(corners.topLeft.y - 0) < 1e-9)
+        #expect(abs(corners.topRight.x + 12) < 1e-9 && abs(corners.topRight.y - 20) < 1e-9)
+        #expect(abs(corners.bottomRight.x - 0) < 1e-9 && abs(corners.bottomRight.y - 20) < 1e-9)
+        #expect(!corners.isAxisAligned && stored.corners == corners)
+        // And an SVG with no size cannot be placed by reference points, and nothing changes
+        let revision = try store.venue("hall").revision
+        let sizeless = FloorPlanImage(data: Data(#"<svg xmlns="http://www.w3.org/2000/svg"><rect width="4" height="4"/></svg>"#.utf8), mediaType: .svg)
+        #expect(throws: StoreError.self) { try store.setFloorPlan(venue: "hall", level: 0, placement: placement, image: sizeless) }
+        #expect(try store.venue("hall").revision == revision)
+        #expect(try store.floorPlans(of: "hall")[0]?.image == Self.svg)
     }
 
     @Test("the floor plan migration is named and listed")

@@ -32,6 +32,8 @@ struct FloorPlanRouteTests {
             #expect(plan["media_type"] as? String == "image/png")
             #expect(plan["top_left"] as? [String: Double] == ["x": -1, "y": 25])
             #expect(plan["bottom_right"] as? [String: Double] == ["x": 41, "y": -1])
+            #expect(plan["top_right"] as? [String: Double] == ["x": 41, "y": 25] && plan["bottom_left"] as? [String: Double] == ["x": -1, "y": -1])
+            #expect(plan["reference_points"] == nil)
             #expect(plan["url"] as? String == "/v1/venues/demo-hall/floors/1/plan")
             // When the plan is fetched
             let image = try await client.call(.get, "/v1/venues/demo-hall/floors/1/plan")
@@ -54,6 +56,36 @@ struct FloorPlanRouteTests {
             #expect(noFloor.errorMessage == "venue 'demo-hall' has no floor 9")
             let noVenue = try await client.call(.get, "/v1/venues/atlantis/floors/0/plan")
             #expect(noVenue.status == .notFound)
+        }
+    }
+
+    @Test("a plan placed by reference points answers its rotated corners and the points as given")
+    func rotatedPlan() async throws {
+        // Given demo-hall's ground plan (420 × 260 px, 10 px a metre) placed so that the pixels of its
+        // bottom edge run from venue (0, 0) at 30 degrees anticlockwise
+        let store = try TestEnvironment.untunedDemoStore()
+        let image = FloorPlanImage(data: try TestEnvironment.demoFile("plans/ground.svg"), mediaType: .svg)
+        let angle = Double.pi / 6
+        let placement = FloorPlanPlacement(image: "plans/floor-0.svg", anchoring: .referencePoints(
+            .init(pixel: .init(x: 0, y: 260), venue: .init(x: 0, y: 0)), .init(pixel: .init(x: 420, y: 260), venue: .init(x: 42 * cos(angle), y: 42 * sin(angle)))))
+        try store.setFloorPlan(venue: "demo-hall", level: 0, placement: placement, image: image)
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.router) { client in
+            // When the venue is read
+            let venue = try await client.call(.get, "/v1/venues/demo-hall")
+            let plan = try #require((venue.json["floors"] as? [[String: Any]])?.first?["plan"] as? [String: Any])
+            // Then the corners are turned by 30 degrees and the image keeps its 42 × 26 m shape
+            func corner(_ name: String) throws -> (Double, Double) {
+                let point = try #require(plan[name] as? [String: Double])
+                return (point["x"] ?? .nan, point["y"] ?? .nan)
+            }
+            let (bottomLeft, topLeft, topRight) = (try corner("bottom_left"), try corner("top_left"), try corner("top_right"))
+            #expect(abs(bottomLeft.0) < 1e-9 && abs(bottomLeft.1) < 1e-9)
+            #expect(abs(topLeft.0 + 26 * sin(angle)) < 1e-9 && abs(topLeft.1 - 26 * cos(angle)) < 1e-9)
+            #expect(abs(hypot(topRight.0 - topLeft.0, topRight.1 - topLeft.1) - 42) < 1e-9)
+            // And the reference points are given back as they were set
+            let points = try #require(plan["reference_points"] as? [[String: [String: Double]]])
+            #expect(points.count == 2 && points[0]["pixel"] == ["x": 0, "y": 260] && points[0]["venue"] == ["x": 0, "y": 0])
         }
     }
 }

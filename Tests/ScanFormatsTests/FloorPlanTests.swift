@@ -32,6 +32,52 @@ struct FloorPlanTests {
         #expect(problems.first?.hasPrefix("floor 3's plan") == true && problems.first?.contains(message) == true, "\(problems)")
     }
 
+    @Test("two reference points turn and scale the image: marked pixels land on their venue points, the image keeps its shape")
+    func referencePoints() throws {
+        // Given a 400 × 200 px plan whose pixels (0, 200) and (400, 200) (its bottom edge) are marked at
+        // venue (10, 5) and at 40 m from there, 30 degrees anticlockwise from +x
+        let angle = Double.pi / 6
+        let far = FloorPlanPlacement.Point(x: 10 + 40 * cos(angle), y: 5 + 40 * sin(angle))
+        let json = #"{"image": "plans/hall.png", "reference_points": [{"pixel": {"x": 0, "y": 200}, "venue": {"x": 10, "y": 5}}, {"pixel": {"x": 400, "y": 200}, "venue": {"x": \#(far.x), "y": \#(far.y)}}]}"#
+        let placement = try JSONDecoder().decode(FloorPlanPlacement.self, from: Data(json.utf8))
+        #expect(placement.problems(level: 0).isEmpty)
+        // Then without the image's size there are no corners, and with it they lie where the turn puts them
+        #expect(placement.corners(pixelSize: nil) == nil)
+        let corners = try #require(placement.corners(pixelSize: PixelSize(width: 400, height: 200)))
+        func near(_ point: FloorPlanPlacement.Point, _ x: Double, _ y: Double) -> Bool { abs(point.x - x) < 1e-9 && abs(point.y - y) < 1e-9 }
+        #expect(near(corners.bottomLeft, 10, 5))
+        #expect(near(corners.bottomRight, far.x, far.y))
+        // The top edge is 20 m (200 px at 0.1 m a pixel) to the left of the bottom one, at a right angle
+        #expect(near(corners.topLeft, 10 - 20 * sin(angle), 5 + 20 * cos(angle)))
+        #expect(!corners.isAxisAligned)
+        // And it encodes back to the same JSON members; giving corners and points together is refused
+        #expect(try JSONDecoder().decode(FloorPlanPlacement.self, from: try JSONEncoder().encode(placement)) == placement)
+        let both = #"{"image": "p.png", "top_left": {"x": 0, "y": 1}, "bottom_right": {"x": 1, "y": 0}, "reference_points": []}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(FloorPlanPlacement.self, from: Data(both.utf8)) }
+        let one = #"{"image": "p.png", "reference_points": [{"pixel": {"x": 0, "y": 0}, "venue": {"x": 0, "y": 0}}]}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(FloorPlanPlacement.self, from: Data(one.utf8)) }
+        let same = FloorPlanPlacement(image: "p.png", anchoring: .referencePoints(
+            .init(pixel: .init(x: 5, y: 5), venue: .init(x: 0, y: 0)), .init(pixel: .init(x: 5, y: 5), venue: .init(x: 1, y: 0))))
+        #expect(same.problems(level: 2) == ["floor 2's plan: its two reference points mark the same pixel; mark two points far apart"])
+    }
+
+    @Test("an image's size in pixels comes from its header: PNG, JPEG, an SVG's viewBox or its width and height")
+    func pixelSizes() {
+        // Given a 1 × 1 PNG, a minimal JPEG header with a 640 × 480 frame, and SVGs
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x4A, 0x46, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0x01, 0xE0, 0x02, 0x80, 0x03])
+        func svg(_ attributes: String) -> FloorPlanImage {
+            FloorPlanImage(data: Data(#"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" \#(attributes)></svg>"#.utf8), mediaType: .svg)
+        }
+        // Then each says its size, the viewBox winning over width and height; a size in other units says none
+        #expect(FloorPlanImage(data: Self.png, mediaType: .png).pixelSize == PixelSize(width: 1, height: 1))
+        #expect(FloorPlanImage(data: jpeg, mediaType: .jpeg).pixelSize == PixelSize(width: 640, height: 480))
+        #expect(FloorPlanImage(data: Self.svg, mediaType: .svg).pixelSize == PixelSize(width: 40, height: 24))
+        #expect(svg(#"width="100%" height="50%" viewBox="0 0 420 260""#).pixelSize == PixelSize(width: 420, height: 260))
+        #expect(svg(#"width="12px" height='8px'"#).pixelSize == PixelSize(width: 12, height: 8))
+        #expect(svg(#"width="12cm" height="8cm""#).pixelSize == nil)
+        #expect(FloorPlanImage(data: Data([0xFF, 0xD8, 0xFF]), mediaType: .jpeg).pixelSize == nil)
+    }
+
     @Test("the media type comes from the bytes and must agree with the extension")
     func mediaTypes() throws {
         #expect(try FloorPlanImage(data: Self.png, path: "a.PNG").mediaType == .png)

@@ -276,7 +276,8 @@ struct CommandTests {
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("1 floor plans and 0 zone polygons set"))
         _ = try survey("record", "--venue", "hall", try write(Self.surveyLog(), to: "survey.jsonl"))
-        #expect(try survey("venue", "show", "hall").stdout.contains("plan of floor 0: plans/ground.svg, top-left (-1.0, 2.0), bottom-right (11.0, -2.0)"))
+        #expect(try survey("venue", "show", "hall").stdout.contains(
+            "plan of floor 0: plans/ground.svg, placed by its corners: top-left (-1.00, 2.00), top-right (11.00, 2.00), bottom-right (11.00, -2.00)"))
         // And exported, imported into another database and exported again
         let first = directory.appendingPathComponent("export-1")
         #expect(try survey("export", "--venue", "hall", "--out", first.path).status == 0)
@@ -303,6 +304,27 @@ struct CommandTests {
         #expect(try Data(contentsOf: third.appendingPathComponent("plans/floor-0.png")) == Self.png)
         let definition = try JSONDecoder().decode(VenueDefinition.self, from: Data(contentsOf: third.appendingPathComponent("venue.json")))
         #expect(definition.floors[0].plan == FloorPlanPlacement(image: "plans/floor-0.png", topLeft: .init(x: -1, y: 3), bottomRight: .init(x: 10, y: -3)))
+
+        // When venue plan places the SVG by two reference points instead, turned a quarter anticlockwise
+        let turned = try survey(
+            "venue", "plan", "--venue", "hall", "--floor", "0", "--image", try write(svg, to: "turned.svg"),
+            "--reference-point", "0,4=0,0", "--reference-point", "12,4=0,6", "--json")
+        #expect(turned.status == 0, "\(turned.stderr)")
+        let corners = try #require((try JSONSerialization.jsonObject(with: Data(turned.stdout.utf8)) as? [String: Any])?["corners"] as? [String: [String: Double]])
+        #expect(corners["top_right"] == ["x": -2, "y": 6] || corners["topRight"] == ["x": -2, "y": 6], "\(corners)")
+        // Then export writes the points as given, and a fresh import of that export places it the same way
+        let fourth = directory.appendingPathComponent("export-4")
+        #expect(try survey("export", "--venue", "hall", "--out", fourth.path).status == 0)
+        let exported = try String(contentsOf: fourth.appendingPathComponent("venue.json"), encoding: .utf8)
+        #expect(exported.contains("reference_points") && !exported.contains("top_left"))
+        let fresh = directory.appendingPathComponent("fresh.sqlite").path
+        #expect(try SurveyProcess.run(["import", fourth.path, "--db", fresh]).status == 0)
+        #expect(try SurveyProcess.run(["venue", "show", "hall", "--db", fresh]).stdout.contains("placed by two reference points: top-left (-2.00, 0.00), top-right (-2.00, 6.00), bottom-right (0.00, 6.00)"))
+        // And mixing the two ways, or one point alone, is refused saying how to place it
+        let mixed = try survey(
+            "venue", "plan", "--venue", "hall", "--floor", "0", "--image", try write(svg, to: "mixed.svg"),
+            "--reference-point", "0,4=0,0", "--top-left", "0,1", "--bottom-right", "1,0")
+        #expect(mixed.status != 0 && mixed.stderr.contains("with --top-left and --bottom-right, or with two --reference-point options"), "\(mixed.stderr)")
     }
 
     @Test("floor plans: bad placements, unknown floors, missing, mislabelled and oversized images are refused with clear errors")

@@ -2,6 +2,13 @@ public import ScanFormats
 public import Foundation
 import GRDB
 
+/// A floor's stored plan: its placement as it was given, where that put the image's corners, the image.
+public struct StoredFloorPlan: Hashable, Sendable {
+    public var placement: FloorPlanPlacement
+    public var corners: FloorPlanCorners
+    public var image: FloorPlanImage
+}
+
 extension FingerprintStore {
     /// Sets or replaces the plan of floor `level` of `venue` and bumps the venue's revision, in one
     /// transaction.
@@ -31,7 +38,7 @@ extension FingerprintStore {
     /// Writes the plan row inside the caller's transaction; false when the same plan was already there.
     @discardableResult
     func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, now: Date, _ db: Database) throws -> Bool {
-        let record = FloorPlanRecord(venueId: venue, level: level, placement: placement, image: image, updatedAt: now)
+        let record = try FloorPlanRecord(venueId: venue, level: level, placement: placement, image: image, updatedAt: now)
         if let existing = try FloorPlanRecord.fetchOne(db, key: ["venueId": venue, "level": level]), existing.sameContent(as: record) {
             return false
         }
@@ -48,28 +55,35 @@ extension FingerprintStore {
         }
     }
 
-    /// Every plan of `venue`, placement and image, by level: what `survey export` writes.
-    public func floorPlans(of venue: String) throws -> [Int: (placement: FloorPlanPlacement, image: FloorPlanImage)] {
+    /// Every plan of `venue` by level: its placement as given, where that puts the image's corners, and
+    /// the image. What `survey export` writes and `survey map` draws.
+    public func floorPlans(of venue: String) throws -> [Int: StoredFloorPlan] {
         try writer.read { db in
             try venueRecord(venue, db)
-            var plans: [Int: (placement: FloorPlanPlacement, image: FloorPlanImage)] = [:]
+            var plans: [Int: StoredFloorPlan] = [:]
             for record in try FloorPlanRecord.filter(FloorPlanRecord.Columns.venueId == venue).fetchAll(db) {
-                plans[record.level] = (record.placement, FloorPlanImage(data: record.data, mediaType: record.mediaType))
+                let (placement, corners) = try record.placement()
+                plans[record.level] = StoredFloorPlan(
+                    placement: placement, corners: corners, image: FloorPlanImage(data: record.data, mediaType: record.mediaType))
             }
             return plans
         }
     }
 
-    /// The placement of every plan of `venue`, by level, without reading the images.
-    func floorPlacements(_ venue: String, _ db: Database) throws -> [Int: FloorPlanPlacement] {
-        var plans: [Int: FloorPlanPlacement] = [:]
+    /// The placement of every plan of `venue` and its corners, by level, without reading the images.
+    func floorPlacements(_ venue: String, _ db: Database) throws -> [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] {
+        var plans: [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] = [:]
         for row in try Row.fetchAll(
-            db, sql: "SELECT level, image, topLeftX, topLeftY, bottomRightX, bottomRightY FROM floorPlan WHERE venueId = ?",
+            db, sql: """
+                SELECT level, image, referencePoints, topLeftX, topLeftY, topRightX, topRightY, bottomRightX, bottomRightY
+                FROM floorPlan WHERE venueId = ?
+                """,
             arguments: [venue])
         {
-            plans[row["level"]] = FloorPlanPlacement(
-                image: row["image"], topLeft: .init(x: row["topLeftX"], y: row["topLeftY"]),
-                bottomRight: .init(x: row["bottomRightX"], y: row["bottomRightY"]))
+            plans[row["level"]] = try FloorPlanRecord.placement(
+                image: row["image"], referencePoints: row["referencePoints"], topLeft: .init(x: row["topLeftX"], y: row["topLeftY"]),
+                topRight: .init(x: row["topRightX"], y: row["topRightY"]), bottomRight: .init(x: row["bottomRightX"], y: row["bottomRightY"]),
+                level: row["level"])
         }
         return plans
     }

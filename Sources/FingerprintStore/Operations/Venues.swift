@@ -40,6 +40,8 @@ public struct VenueDetails: Hashable, Sendable, Codable {
     public var geo: GeoAnchor?
     /// The zones drawn as polygons, in the order they were first imported.
     public var zoneAreas: [ZoneArea]
+    /// Where each floor's plan image lies (its corners in venue metres), by level.
+    public var planCorners: [Int: FloorPlanCorners]
 
     /// Where the venue's zones are, with every spot's zone resolved (``ZoneLayout``).
     public var zones: ZoneLayout { ZoneLayout(spots: spots, areas: zoneAreas) }
@@ -270,10 +272,11 @@ extension FingerprintStore {
             arguments: [id]) ?? 0
         return VenueDetails(
             id: venue.id, name: venue.name, revision: venue.revision,
-            floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name, plan: plans[$0.level]) },
+            floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name, plan: plans[$0.level]?.placement) },
             beacons: try beacons.map { try $0.stored() }.sorted { $0.id < $1.id },
             spots: spots.map(\.spot),
-            fingerprints: fingerprints, geo: venue.geo, zoneAreas: try zoneAreas.map { try $0.area() })
+            fingerprints: fingerprints, geo: venue.geo, zoneAreas: try zoneAreas.map { try $0.area() },
+            planCorners: plans.mapValues(\.corners))
     }
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.

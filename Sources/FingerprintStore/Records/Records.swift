@@ -85,6 +85,9 @@ struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     var topLeftY: Double
     var bottomRightX: Double
     var bottomRightY: Double
+    var topRightX: Double
+    var topRightY: Double
+    var referencePoints: String?
     var updatedAt: Date
 
     enum Columns {
@@ -92,22 +95,48 @@ struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
         static let level = Column(CodingKeys.level)
     }
 
-    init(venueId: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, updatedAt: Date) {
+    /// The row of a plan, its corners resolved: a placement by reference points needs the image's size.
+    init(venueId: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, updatedAt: Date) throws {
+        guard let corners = placement.corners(pixelSize: image.pixelSize) else {
+            throw StoreError.invalidInput(
+                "floor \(level)'s plan \(placement.image) is placed by reference points, but its size in pixels cannot be read from it (a PNG or JPEG header, or an SVG's viewBox or numeric width and height): give the plan's corners instead, or fix the image")
+        }
         self.venueId = venueId
         self.level = level
         self.image = placement.image
         mediaType = image.mediaType
         data = image.data
-        topLeftX = placement.topLeft.x
-        topLeftY = placement.topLeft.y
-        bottomRightX = placement.bottomRight.x
-        bottomRightY = placement.bottomRight.y
+        (topLeftX, topLeftY) = (corners.topLeft.x, corners.topLeft.y)
+        (topRightX, topRightY) = (corners.topRight.x, corners.topRight.y)
+        (bottomRightX, bottomRightY) = (corners.bottomRight.x, corners.bottomRight.y)
+        if case .referencePoints(let first, let second) = placement.anchoring {
+            referencePoints = String(decoding: try JSONEncoder().encode([first, second]), as: UTF8.self)
+        }
         self.updatedAt = updatedAt
     }
 
-    var placement: FloorPlanPlacement {
-        FloorPlanPlacement(
-            image: image, topLeft: .init(x: topLeftX, y: topLeftY), bottomRight: .init(x: bottomRightX, y: bottomRightY))
+    /// The placement as it was given, and where it put the image's corners.
+    func placement() throws -> (placement: FloorPlanPlacement, corners: FloorPlanCorners) {
+        try Self.placement(
+            image: image, referencePoints: referencePoints, topLeft: .init(x: topLeftX, y: topLeftY),
+            topRight: .init(x: topRightX, y: topRightY), bottomRight: .init(x: bottomRightX, y: bottomRightY), level: level)
+    }
+
+    /// A plan's placement from its columns (shared with the read that skips the image).
+    static func placement(
+        image: String, referencePoints: String?, topLeft: FloorPlanPlacement.Point, topRight: FloorPlanPlacement.Point,
+        bottomRight: FloorPlanPlacement.Point, level: Int
+    ) throws -> (placement: FloorPlanPlacement, corners: FloorPlanCorners) {
+        let corners = FloorPlanCorners(topLeft: topLeft, topRight: topRight, bottomRight: bottomRight)
+        guard let referencePoints else { return (FloorPlanPlacement(image: image, topLeft: topLeft, bottomRight: bottomRight), corners) }
+        let points: [FloorPlanPlacement.ReferencePoint]
+        do {
+            points = try JSONDecoder().decode([FloorPlanPlacement.ReferencePoint].self, from: Data(referencePoints.utf8))
+        } catch {
+            throw StoreError.invalidInput("the stored reference points of floor \(level)'s plan cannot be read (\(error))")
+        }
+        guard points.count == 2 else { throw StoreError.invalidInput("floor \(level)'s plan has \(points.count) stored reference points, not 2") }
+        return (FloorPlanPlacement(image: image, anchoring: .referencePoints(points[0], points[1])), corners)
     }
 
     /// Whether `other` says the same as this row, whenever it was written.

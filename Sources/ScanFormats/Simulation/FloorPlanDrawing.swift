@@ -8,11 +8,13 @@ extension SimulatedVenue {
     public static let planPixelsPerMetre = 10.0
 
     /// The SVG of floor `level`'s plan, laid as its placement says; nil when the floor has no plan or the
-    /// venue no ``outline``. The same venue writes the same bytes.
+    /// venue no ``outline``, and for a plan placed by reference points (a surveyor's own image). The same
+    /// venue writes the same bytes.
     public func floorPlanSVG(level: Int) -> String? {
-        guard let floor = definition.floors.first(where: { $0.level == level }), let plan = floor.plan, let outline else {
-            return nil
-        }
+        guard let floor = definition.floors.first(where: { $0.level == level }), let outline,
+              case .corners(let topLeft, let bottomRight) = floor.plan?.anchoring
+        else { return nil }
+        let plan = (topLeft: topLeft, bottomRight: bottomRight)
         let scale = Self.planPixelsPerMetre
         let width = (plan.bottomRight.x - plan.topLeft.x) * scale
         let height = (plan.topLeft.y - plan.bottomRight.y) * scale

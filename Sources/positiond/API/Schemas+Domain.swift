@@ -143,7 +143,9 @@ extension Components.Schemas.Venue {
             floors: details.floors.map { floor in
                 Components.Schemas.Floor(
                     level: floor.level, name: floor.name, hasPlan: floor.plan != nil,
-                    plan: floor.plan.map { .init($0, url: "/v1/venues/\(details.id)/floors/\(floor.level)/plan") })
+                    plan: floor.plan.flatMap { plan in
+                        details.planCorners[floor.level].map { .init(plan, corners: $0, url: "/v1/venues/\(details.id)/floors/\(floor.level)/plan") }
+                    })
             },
             spots: details.zones.spots.map(Components.Schemas.Spot.init),
             zones: details.zoneAreas.map(Components.Schemas.ZoneArea.init),
@@ -163,7 +165,7 @@ extension Components.Schemas.ZoneArea {
 }
 
 extension Components.Schemas.FloorPlan {
-    init(_ placement: FloorPlanPlacement, url: String) {
+    init(_ placement: FloorPlanPlacement, corners: FloorPlanCorners, url: String) {
         // The stored image's content matched its name's extension when it was stored.
         let mediaType: Components.Schemas.FloorPlan.MediaTypePayload =
             switch PlanMediaType(pathExtension: placement.image) {
@@ -171,9 +173,15 @@ extension Components.Schemas.FloorPlan {
             case .jpeg: .imageJpeg
             case .svg, nil: .imageSvgXml
             }
+        func point(_ point: FloorPlanPlacement.Point) -> Components.Schemas.VenuePoint { .init(x: point.x, y: point.y) }
+        let referencePoints: [Components.Schemas.FloorPlan.ReferencePointsPayloadPayload]? =
+            switch placement.anchoring {
+            case .corners: nil
+            case .referencePoints(let first, let second): [first, second].map { .init(pixel: point($0.pixel), venue: point($0.venue)) }
+            }
         self.init(
-            mediaType: mediaType, topLeft: .init(x: placement.topLeft.x, y: placement.topLeft.y),
-            bottomRight: .init(x: placement.bottomRight.x, y: placement.bottomRight.y), url: url)
+            mediaType: mediaType, topLeft: point(corners.topLeft), topRight: point(corners.topRight),
+            bottomRight: point(corners.bottomRight), bottomLeft: point(corners.bottomLeft), referencePoints: referencePoints, url: url)
     }
 }
 

@@ -101,9 +101,14 @@ async function drawFloor(fit) {
   document.body.dataset.floor = String(state.floor);
 }
 
-// A plan lies axis-aligned between its top-left and bottom-right corners, in venue metres.
+// A plan's image lies on its four corners, in venue metres: axis-aligned when placed by its corners,
+// rotated when placed by two reference points.
+function planCorners(plan) {
+  return [plan.top_left, plan.top_right, plan.bottom_right, plan.bottom_left];
+}
+
 function planBounds(plan) {
-  return L.latLngBounds(point(plan.top_left.x, plan.top_left.y), point(plan.bottom_right.x, plan.bottom_right.y));
+  return L.latLngBounds(planCorners(plan).map((corner) => point(corner.x, corner.y)));
 }
 
 // The image is fetched with the key (an <img> could not send it) and shown from an object URL.
@@ -116,8 +121,33 @@ async function drawPlan() {
   // The previous floor's image is no longer shown: free it.
   if (state.planURL) URL.revokeObjectURL(state.planURL);
   state.planURL = url;
-  L.imageOverlay(url, planBounds(floor.plan), { className: 'floor-plan', opacity: 0.9 }).addTo(layers.plan);
-  document.body.dataset.plan = floor.plan.url;
+  const plan = floor.plan;
+  const axisAligned = plan.top_left.y === plan.top_right.y && plan.top_right.x === plan.bottom_right.x;
+  if (axisAligned) {
+    L.imageOverlay(url, planBounds(plan), { className: 'floor-plan', opacity: 0.9 }).addTo(layers.plan);
+  } else {
+    L.svgOverlay(rotatedPlan(url, plan), planBounds(plan), { className: 'floor-plan', opacity: 0.9 }).addTo(layers.plan);
+  }
+  document.body.dataset.plan = plan.url;
+}
+
+// Leaflet has no rotated image overlay: an SVG spanning the plan's bounds (SVG y = -venue y) holds the
+// image as a unit square that matrix(a b c d e f) maps onto its corners.
+function rotatedPlan(url, plan) {
+  const bounds = planBounds(plan);
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', [bounds.getWest(), -bounds.getNorth(), bounds.getEast() - bounds.getWest(), bounds.getNorth() - bounds.getSouth()].join(' '));
+  svg.setAttribute('preserveAspectRatio', 'none');
+  const image = document.createElementNS('http://www.w3.org/2000/svg', 'image');
+  const [topLeft, topRight, , bottomLeft] = planCorners(plan).map((corner) => [corner.x, -corner.y]);
+  const matrix = [topRight[0] - topLeft[0], topRight[1] - topLeft[1], bottomLeft[0] - topLeft[0], bottomLeft[1] - topLeft[1], topLeft[0], topLeft[1]];
+  image.setAttribute('href', url);
+  image.setAttribute('width', '1');
+  image.setAttribute('height', '1');
+  image.setAttribute('preserveAspectRatio', 'none');
+  image.setAttribute('transform', 'matrix(' + matrix.join(' ') + ')');
+  svg.appendChild(image);
+  return svg;
 }
 
 function drawGrid(bounds) {

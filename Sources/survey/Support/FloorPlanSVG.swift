@@ -17,7 +17,7 @@ struct FloorPlanSVG {
     let floor: Int
     let colouring: Colouring
     /// The floor's plan, drawn under everything else, embedded so the picture stands alone.
-    var plan: (placement: FloorPlanPlacement, image: FloorPlanImage)?
+    var plan: StoredFloorPlan?
     /// Pixels per metre.
     let scale: Double = 24
     let margin: Double = 40
@@ -25,7 +25,7 @@ struct FloorPlanSVG {
     func render(title: String) -> String {
         let spots = coverage.spots.filter { $0.spot.floor == floor }
         let beacons = coverage.beacons.filter { $0.beacon.floor == floor && $0.beacon.x != nil && $0.beacon.y != nil }
-        let planCorners = plan.map { [$0.placement.topLeft, $0.placement.bottomRight] } ?? []
+        let planCorners = plan?.corners.all ?? []
         let areas = coverage.zoneAreas.filter { $0.floor == floor }
         let vertices = areas.flatMap(\.polygon)
         let xs = spots.map(\.spot.x) + beacons.compactMap(\.beacon.x) + planCorners.map(\.x) + vertices.map(\.x)
@@ -41,10 +41,16 @@ struct FloorPlanSVG {
         svg.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(Self.number(width))" height="\##(Self.number(height))" viewBox="0 0 \##(Self.number(width)) \##(Self.number(height))" font-family="sans-serif" font-size="11">"##)
         svg.append(##"<title>\##(Self.escape(title))</title>"##)
         svg.append(##"<rect width="100%" height="100%" fill="#ffffff"/>"##)
-        if let (placement, image) = plan {
-            let width = (placement.bottomRight.x - placement.topLeft.x) * scale
-            let height = (placement.topLeft.y - placement.bottomRight.y) * scale
-            svg.append(##"<image id="plan" x="\##(px(placement.topLeft.x))" y="\##(py(placement.topLeft.y))" width="\##(Self.number(width))" height="\##(Self.number(height))" preserveAspectRatio="none" opacity="0.9" href="data:\##(image.mediaType.rawValue);base64,\##(image.data.base64EncodedString())"/>"##)
+        if let plan {
+            // The image as a unit square mapped onto its corners, so a rotated plan is drawn rotated:
+            // matrix(a b c d e f) takes (u, v) to (a·u + c·v + e, b·u + d·v + f).
+            func svgPoint(_ point: FloorPlanPlacement.Point) -> (Double, Double) {
+                ((point.x - minX) * scale + margin, (maxY - point.y) * scale + margin)
+            }
+            let (topLeft, topRight, bottomLeft) = (svgPoint(plan.corners.topLeft), svgPoint(plan.corners.topRight), svgPoint(plan.corners.bottomLeft))
+            let matrix = [topRight.0 - topLeft.0, topRight.1 - topLeft.1, bottomLeft.0 - topLeft.0, bottomLeft.1 - topLeft.1, topLeft.0, topLeft.1]
+                .map { String(format: "%.3f", $0) }.joined(separator: " ")
+            svg.append(##"<image id="plan" width="1" height="1" transform="matrix(\##(matrix))" preserveAspectRatio="none" opacity="0.9" href="data:\##(plan.image.mediaType.rawValue);base64,\##(plan.image.data.base64EncodedString())"/>"##)
         }
         // Grid: every metre, stronger and labelled every 5.
         svg.append(##"<g id="grid" stroke-width="1">"##)

@@ -35,7 +35,7 @@ enum PlanFiles {
     }
 
     /// Writes every plan of `plans` at its path under `folder`.
-    static func write(_ plans: [Int: (placement: FloorPlanPlacement, image: FloorPlanImage)], to folder: URL) throws {
+    static func write(_ plans: [Int: StoredFloorPlan], to folder: URL) throws {
         var written: [String: Data] = [:]
         for (level, plan) in plans.sorted(by: { $0.key < $1.key }) {
             if let other = written[plan.placement.image], other != plan.image.data {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import FingerprintStore
+import Foundation
+import ScanFormats
 
 extension Survey.Venue {
     /// `survey venue show V`.
@@ -19,8 +21,13 @@ extension Survey.Venue {
             print("\(details.id): \(details.name), revision \(details.revision), \(details.fingerprints) fingerprints")
             print("Floors: " + details.floors.map { "\($0.level) \($0.name)" }.joined(separator: ", "))
             for floor in details.floors {
-                guard let plan = floor.plan else { continue }
-                print("  plan of floor \(floor.level): \(plan.image), top-left (\(plan.topLeft.x), \(plan.topLeft.y)), bottom-right (\(plan.bottomRight.x), \(plan.bottomRight.y))")
+                guard let plan = floor.plan, let corners = details.planCorners[floor.level] else { continue }
+                func point(_ p: FloorPlanPlacement.Point) -> String { String(format: "(%.2f, %.2f)", p.x, p.y) }
+                let how = switch plan.anchoring {
+                case .corners: "by its corners"
+                case .referencePoints: "by two reference points"
+                }
+                print("  plan of floor \(floor.level): \(plan.image), placed \(how): top-left \(point(corners.topLeft)), top-right \(point(corners.topRight)), bottom-right \(point(corners.bottomRight))")
             }
             if let geo = details.geo {
                 print("Geo anchor: origin at lat \(geo.lat), lon \(geo.lon); +x axis bearing \(geo.bearing)° from true north")
