@@ -15,7 +15,9 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 BASE, KEY, WALK, SHOT = (os.environ[name] for name in ("BASE", "KEY", "WALK", "SHOT"))
 failures = []
@@ -114,6 +116,34 @@ try:
     hidden = len(driver.find_elements(By.CSS_SELECTOR, ".device-icon"))
     check("devices on another floor are hidden", hidden == 0, f"{hidden} markers shown on the second floor")
     driver.find_element(By.CSS_SELECTOR, f"#floors button[data-level='{first_level}']").click()
+    wait_for(lambda: driver.execute_script("return document.body.dataset.floor") == first_level, 5)
+
+    # Colour by error: `survey record` tuned the demo venue, which kept each spot's cross-validation error,
+    # so the control recolours the spots and their tooltips give the error; untuned, it must be disabled.
+    control = driver.find_element(By.ID, "colour-by")
+    tuned = driver.execute_script("return window.beaconfixMap.coverage.spots.some(spot => spot.cross_validation)")
+    fills = "return [...document.querySelectorAll('path.spot')].map(spot => spot.getAttribute('fill'))"
+    if tuned:
+        by_coverage = driver.execute_script(fills)
+        Select(control).select_by_value("error")
+        switched = wait_for(lambda: driver.execute_script("return document.body.dataset.colourBy") == "error", 5)
+        by_error = driver.execute_script(fills)
+        legend = driver.find_element(By.ID, "legend-error").is_displayed()
+        check("colouring by error recolours the spots and shows the error legend",
+              bool(switched) and len(by_error) == len(by_coverage) > 0 and by_error != by_coverage and legend,
+              f"{len(set(by_error))} colours by error, {len(set(by_coverage))} by coverage; legend {'shown' if legend else 'hidden'}")
+        ActionChains(driver).move_to_element(driver.find_elements(By.CSS_SELECTOR, "path.spot")[0]).perform()
+        tooltip = wait_for(lambda: " ".join(element.text for element in driver.find_elements(By.CSS_SELECTOR, ".leaflet-tooltip")
+                                            if "located" in element.text), 3)
+        check("a spot's tooltip gives its error and its located and unknown counts",
+              bool(tooltip) and "unknown" in tooltip and ("m mean error" in tooltip or "no fingerprint located" in tooltip),
+              (tooltip or "no tooltip").replace("\n", " / "))
+        Select(control).select_by_value("coverage")
+        back = wait_for(lambda: driver.execute_script(fills) == by_coverage, 5)
+        check("colouring by coverage again restores the colours", bool(back))
+    else:
+        check("colouring by error is disabled, saying why, until the venue is tuned",
+              not control.is_enabled() and "survey tune" in (control.get_attribute("title") or ""), control.get_attribute("title"))
 
     # A plan drawn at an angle: placed by two reference points while the page is open, the page follows
     # the revision and draws it rotated. ground.svg is 10 px a metre from (-1, 25); the pixels of venue

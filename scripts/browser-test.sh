@@ -3,7 +3,8 @@
 # with an API key (so the page must ask for it, send it as a bearer header, and open the live feed with a
 # single-use ticket). Posts tracked samples for three devices and checks that three live markers appear
 # within 5 s, that the floor switcher swaps the floor (and its plan when the venue has one), that spots and
-# beacons are drawn, that a plan placed at an angle (by two reference points, set with `survey venue plan`
+# beacons are drawn, that colouring the spots by cross-validation error recolours them (the demo venue is
+# tuned when recorded), that a plan placed at an angle (by two reference points, set with `survey venue plan`
 # while the page is open) is drawn rotated without a reload, that `/` lists the venue, that the page fits a
 # phone's screen, and that the page logged no JavaScript error. Saves docs/map.png (README shows it).
 #

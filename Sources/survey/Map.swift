@@ -15,7 +15,8 @@ extension Survey {
                 than 3 fingerprints or fingerprints that typically see fewer than 3 beacons, are red and dashed \
                 ('survey stats' names the same ones). --color error colours each spot by the mean error of its \
                 fingerprints located with the spot left out, under the venue's tuned configuration (it needs \
-                'survey tune' first): where a phone standing there would be placed badly.
+                'survey tune' first, which measures and keeps these errors): where a phone standing there would \
+                be placed badly.
 
                 Beacons are drawn by state: active, retired, or replaced (dashed, naming the successor in its \
                 tooltip). Zones are outlined by the hull of their spots.
@@ -56,16 +57,23 @@ extension Survey {
             case .coverage:
                 colouring = .coverage
             case .error:
-                let survey = try await fingerprintStore.survey(of: venue, scale: PositioningConfiguration.defaultScale)
-                guard let tuning = survey.tuning else {
+                guard let tuning = try fingerprintStore.tuning(of: venue) else {
                     throw CLIError("venue '\(venue)' was never tuned, so there is no configuration to cross-validate: run 'survey tune --venue \(venue)' first, or use --color coverage")
                 }
-                Output.standardError("cross-validating \(survey.surveyed.count) fingerprints, each spot left out in turn…")
-                let validation = SurveyCrossValidation(spots: survey.spots, survey: survey.surveyed, scale: PositioningConfiguration.defaultScale)
-                let errors = try validation.spotErrors(of: tuning.result.configuration)
-                colouring = .error(Dictionary(uniqueKeysWithValues: errors.compactMap { error in
-                    error.meanError.map { (survey.spots[error.spot].name, $0) }
-                }))
+                let errors: [NamedSpotError]
+                if let stored = tuning.result.spotErrors {
+                    errors = stored
+                    if coverage.revision > tuning.revision {
+                        Output.standardError("note: venue '\(venue)' changed since it was tuned at revision \(tuning.revision) (now \(coverage.revision)); the errors are those of the survey then: run 'survey tune --venue \(venue)' to measure them again")
+                    }
+                } else {
+                    // A tuning stored before tunings kept their spots' errors: measure them now.
+                    let survey = try await fingerprintStore.survey(of: venue, scale: PositioningConfiguration.defaultScale)
+                    Output.standardError("cross-validating \(survey.surveyed.count) fingerprints, each spot left out in turn…")
+                    let validation = SurveyCrossValidation(spots: survey.spots, survey: survey.surveyed, scale: PositioningConfiguration.defaultScale)
+                    errors = validation.named(try validation.spotErrors(of: tuning.result.configuration))
+                }
+                colouring = .error(Dictionary(uniqueKeysWithValues: errors.compactMap { error in error.meanError.map { (error.name, $0) } }))
             }
             let title = "\(venue) · \(floorName) · revision \(coverage.revision) · \(colour == .coverage ? "coverage" : "error")"
             let plan = try fingerprintStore.floorPlans(of: venue)[level]

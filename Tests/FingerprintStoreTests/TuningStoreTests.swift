@@ -69,6 +69,39 @@ struct TuningStoreTests {
         #expect(try store.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM venueTuning") } == 1)
     }
 
+    @Test("coverage carries the stored tuning's spot errors, by name, and the revision it was made at")
+    func coverageOfTuning() throws {
+        // Given a recorded venue, not tuned yet: no tuned revision, no spot error
+        let (store, survey) = try Self.recorded()
+        let untuned = try store.coverage(of: "hall")
+        #expect(untuned.tunedRevision == nil)
+        #expect(untuned.spots.allSatisfy { $0.crossValidation == nil })
+        // When it is tuned
+        let result = try Self.tune(survey)
+        let stored = try store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1)
+        // Then every surveyed spot carries the error the tuning measured, and the coverage names the tuning's revision
+        let tuned = try store.coverage(of: "hall")
+        #expect(tuned.tunedRevision == stored.revision && tuned.revision == stored.revision)
+        let errors = try #require(result.spotErrors)
+        #expect(Set(errors.map(\.name)) == ["a", "b", "c"])
+        for spot in tuned.spots {
+            #expect(spot.crossValidation != nil && spot.crossValidation == errors.first { $0.name == spot.spot.name }, "\(spot.spot.name)")
+        }
+        // And a spot the stored errors do not name has none
+        var partial = result
+        partial.spotErrors = errors.filter { $0.name != "b" }
+        let second = try store.saveTuning(partial, of: "hall", surveyRevision: stored.revision, seconds: 1)
+        let withoutB = try store.coverage(of: "hall")
+        #expect(withoutB.spots.filter { $0.crossValidation == nil }.map(\.spot.name) == ["b"])
+        // And a tuning stored before tunings kept spot errors gives a tuned revision and no errors
+        var older = result
+        older.spotErrors = nil
+        let third = try store.saveTuning(older, of: "hall", surveyRevision: second.revision, seconds: 1)
+        let old = try store.coverage(of: "hall")
+        #expect(old.tunedRevision == third.revision)
+        #expect(old.spots.allSatisfy { $0.crossValidation == nil })
+    }
+
     @Test("a tuning of a survey that changed meanwhile is refused and nothing is written")
     func staleTuning() throws {
         // Given a tuning made at one revision, and the venue changed since

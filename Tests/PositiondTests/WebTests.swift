@@ -71,6 +71,44 @@ struct WebTests {
         }
     }
 
+    @Test("coverage carries each spot's cross-validation error once the venue is tuned, and none before")
+    func crossValidationErrors() async throws {
+        // Given demo-hall recorded but not tuned
+        let store = try TestEnvironment.untunedDemoStore()
+        let untuned = try await TestEnvironment.app(store: store)
+        try await untuned.test(.router) { client in
+            // When the map asks for its coverage
+            let response = try await client.call(.get, "/v1/venues/demo-hall/coverage")
+            let coverage = try APIJSON.decoder.decode(Components.Schemas.Coverage.self, from: Data(buffer: response.body))
+            // Then no spot has an error to colour by, and nothing says the venue was tuned
+            #expect(!coverage.spots.isEmpty)
+            #expect(coverage.spots.allSatisfy { $0.crossValidation == nil })
+            #expect(coverage.tunedRevision == nil)
+        }
+        // When the venue is tuned, as `survey tune` stores it
+        let result = try TestEnvironment.demoTuning.get()
+        let stored = try store.saveTuning(result, of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
+        let tuned = try await TestEnvironment.app(store: store)
+        try await tuned.test(.router) { client in
+            let response = try await client.call(.get, "/v1/venues/demo-hall/coverage")
+            let coverage = try APIJSON.decoder.decode(Components.Schemas.Coverage.self, from: Data(buffer: response.body))
+            // Then every surveyed spot carries the error the tuning measured, and the coverage its revision
+            #expect(coverage.tunedRevision == stored.revision)
+            let errors = Dictionary(uniqueKeysWithValues: try #require(result.spotErrors).map { ($0.name, $0) })
+            let surveyed = coverage.spots.filter { $0.fingerprints > 0 }
+            #expect(!surveyed.isEmpty)
+            for spot in coverage.spots {
+                let expected = errors[spot.name]
+                #expect(spot.crossValidation?.meanErrorM == expected?.meanError, "\(spot.name)")
+                #expect(spot.crossValidation?.located == expected?.located && spot.crossValidation?.unknown == expected?.unknown, "\(spot.name)")
+            }
+            #expect(surveyed.allSatisfy { $0.crossValidation != nil })
+            // And the errors are of located fingerprints: a mean in metres whenever one was located
+            #expect(coverage.spots.compactMap(\.crossValidation).allSatisfy { ($0.meanErrorM != nil) == ($0.located > 0) })
+            #expect(coverage.spots.compactMap(\.crossValidation?.meanErrorM).allSatisfy { $0 >= 0 && $0.isFinite })
+        }
+    }
+
     @Test("a ticket is good once, for its venue, until it expires; waiting tickets are capped")
     func ticketRules() throws {
         // Given tickets that live 30 s, at most 2 waiting

@@ -170,9 +170,26 @@ struct TuningTests {
         // And the tracker table has every window and gain, single scans included
         #expect(result.tracker.count == space.trackerWindows.count * space.trackerAlphas.count)
         #expect(result.tracker.contains { $0.window == 0 && $0.alpha == 1 })
+        // And the spots' leave-one-spot-out errors are kept by name, the same as measuring them again
+        // under the chosen configuration (to float precision: a map built again need not give bit-identical
+        // Float distances; one run in four differed in the 8th digit), one per surveyed spot
+        let spotErrors = try #require(result.spotErrors)
+        let measured = validation.named(try validation.spotErrors(of: result.configuration))
+        #expect(spotErrors.map { [$0.name, "\($0.located)", "\($0.unknown)"] } == measured.map { [$0.name, "\($0.located)", "\($0.unknown)"] })
+        for (kept, again) in zip(spotErrors, measured) {
+            #expect(abs((kept.meanError ?? -1) - (again.meanError ?? -1)) < 1e-4, "\(kept.name): \(kept) against \(again)")
+        }
+        #expect(Set(spotErrors.map(\.name)) == Set(Set(survey.map(\.spot)).map { spots[$0].name }))
+        #expect(spotErrors.allSatisfy { ($0.meanError != nil) == ($0.located > 0) })
         // And the result survives a round trip through JSON, as the store keeps it
-        let decoded = try JSONDecoder().decode(TuningResult.self, from: JSONEncoder().encode(result))
+        let json = try JSONEncoder().encode(result)
+        let decoded = try JSONDecoder().decode(TuningResult.self, from: json)
         #expect(decoded == result)
         #expect(decoded.configuration.locator.metric.representation == result.configuration.locator.metric.representation)
+        // And a result stored before spot errors were kept still reads, without them
+        var old = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        #expect(old.removeValue(forKey: "spotErrors") != nil)
+        let older = try JSONDecoder().decode(TuningResult.self, from: JSONSerialization.data(withJSONObject: old))
+        #expect(older.spotErrors == nil && older.configuration == result.configuration)
     }
 }

@@ -1,7 +1,9 @@
+import FingerprintStore
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import Logging
 import Testing
 
 /// `survey map` end to end: the SVG a surveyor takes into the venue.
@@ -79,6 +81,43 @@ struct MapCommandTests {
         let refused = try commands.survey("venue", "import", try commands.write(bowtie, to: "bowtie.json"))
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("zone 'bow' on floor 0: the polygon's edges 1 and 3 cross"), "\(refused.stderr)")
+    }
+
+    @Test("error colouring draws the errors the tuning stored; a tuning stored without them is cross-validated again")
+    func storedErrors() throws {
+        // Given the hall recorded, which tunes it and stores each spot's leave-one-spot-out error
+        try commands.importedHall()
+        _ = try commands.survey("record", "--venue", "hall", try commands.write(CommandTests.surveyLog(), to: "survey.jsonl"))
+        let store = try FingerprintStore.open(path: commands.db, logger: Logger(label: "test"))
+        let tuning = try #require(try store.tuning(of: "hall"))
+        let stored = try #require(tuning.result.spotErrors)
+        #expect(Set(stored.map(\.name)) == ["a", "b", "c"])
+        // When the surveyor draws the errors
+        let out = commands.directory.appendingPathComponent("error.svg").path
+        let drawn = try commands.survey("map", "--venue", "hall", "--color", "error", "--out", out)
+        // Then nothing is cross-validated again, and each spot's tooltip gives the stored error
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        #expect(!drawn.stderr.contains("cross-validating"), "\(drawn.stderr)")
+        #expect(drawn.stdout.contains("coloured by error"))
+        // (a spot whose fingerprints were all answered unknown has no mean; its title says so after its counts)
+        let titles = stored.map { error in
+            "<title>\(error.name): " + (error.meanError.map { String(format: "%.1f m mean error with the spot left out", $0) } ?? "")
+        }
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        let spots = try elements("circle", in: svg).filter { $0["class"]?.hasPrefix("spot") == true }
+        #expect(spots.count == 3)
+        #expect(titles.allSatisfy(svg.contains), "\(titles)")
+        // When the tuning is one stored before tunings kept their spots' errors
+        var older = tuning.result
+        older.spotErrors = nil
+        try store.saveTuning(older, of: "hall", surveyRevision: try store.venue("hall").revision, seconds: 0)
+        let fallback = try commands.survey("map", "--venue", "hall", "--color", "error", "--out", out)
+        // Then the errors are measured again, saying so, and come out the same
+        #expect(fallback.status == 0, "\(fallback.stderr)")
+        #expect(fallback.stderr.contains("cross-validating"))
+        let redrawn = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(try elements("circle", in: redrawn).filter { $0["class"]?.hasPrefix("spot") == true } == spots)
+        #expect(titles.allSatisfy(redrawn.contains))
     }
 
     @Test("error colouring needs a tuned venue and says so; refuses an unknown floor and a non-SVG file")

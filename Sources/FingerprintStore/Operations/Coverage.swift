@@ -11,6 +11,10 @@ public struct VenueCoverage: Hashable, Sendable, Codable {
         public var fingerprints: Int
         /// Active beacons a fingerprint of the spot typically sees (the median).
         public var medianBeacons: Int
+        /// The spot's leave-one-spot-out error under the venue's stored tuning, as `survey tune` measured it;
+        /// nil when the venue was never tuned, was tuned by a version that did not store it, or the spot had
+        /// no fingerprint then.
+        public var crossValidation: NamedSpotError?
         /// Fewer than 3 fingerprints, or fingerprints that typically see fewer than 3 beacons: record again.
         public var isThin: Bool { RecordSummary.SpotCoverage.isThin(fingerprints: fingerprints, medianBeacons: medianBeacons) }
     }
@@ -40,6 +44,9 @@ public struct VenueCoverage: Hashable, Sendable, Codable {
     public var zoneAreas: [ZoneArea]
     /// Every beacon: active, retired and replaced.
     public var beacons: [BeaconCoverage]
+    /// The revision the venue's stored tuning was made at (the spots' ``SpotCoverage/crossValidation``
+    /// describe the survey as it was then); nil when the venue was never tuned.
+    public var tunedRevision: Int?
 
     public var thinSpots: [SpotCoverage] { spots.filter(\.isThin) }
 }
@@ -58,9 +65,12 @@ extension FingerprintStore {
     func coverage(of venueID: String, _ db: Database) throws -> VenueCoverage {
         let venue = try venueDetails(venueID, db)
         let counts = Dictionary(uniqueKeysWithValues: try spotCoverage(venueID, db).map { ($0.spot, $0) })
+        let tuning = try tuning(of: venueID, db)
+        let errors = Dictionary((tuning?.result.spotErrors ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let spots = venue.zones.spots.map { spot in
             VenueCoverage.SpotCoverage(
-                spot: spot, fingerprints: counts[spot.name]?.total ?? 0, medianBeacons: counts[spot.name]?.medianBeacons ?? 0)
+                spot: spot, fingerprints: counts[spot.name]?.total ?? 0, medianBeacons: counts[spot.name]?.medianBeacons ?? 0,
+                crossValidation: errors[spot.name])
         }
         // Newest first: the latest replacement of a beacon, not undone, names its successor.
         var successor: [String: String] = [:]
@@ -76,6 +86,8 @@ extension FingerprintStore {
                 }
             return VenueCoverage.BeaconCoverage(beacon: beacon, state: state, replacedBy: state == .replaced ? next : nil)
         }
-        return VenueCoverage(venue: venueID, revision: venue.revision, floors: venue.floors, spots: spots, zoneAreas: venue.zoneAreas, beacons: beacons)
+        return VenueCoverage(
+            venue: venueID, revision: venue.revision, floors: venue.floors, spots: spots, zoneAreas: venue.zoneAreas, beacons: beacons,
+            tunedRevision: tuning?.revision)
     }
 }

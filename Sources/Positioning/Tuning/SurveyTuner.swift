@@ -402,6 +402,11 @@ public struct TuningResult: Hashable, Sendable, Codable {
     public var withinAccuracy: Double
     /// Cross-validation answers beyond the derived `unknown` threshold.
     public var unknownAtThreshold: Int
+    /// How well ``configuration`` locates each surveyed spot with the spot left out
+    /// (``SurveyCrossValidation/spotErrors(of:)``), by spot name so that it still reads right after spots
+    /// are added or removed. Computed once here so that maps need not cross-validate again; nil in tunings
+    /// stored before it existed.
+    public var spotErrors: [NamedSpotError]?
 }
 
 /// Chooses a venue's configuration by cross-validation on its own survey (``SurveyCrossValidation``) over
@@ -450,7 +455,8 @@ public struct SurveyTuner: Sendable {
         winner: CrossValidationScore, candidates: [CrossValidationScore], validation: SurveyCrossValidation
     ) throws(RadioMapError) -> TuningResult {
         let resolution = Self.resolution(of: validation)
-        let answers = try validation.answers(of: winner.candidate, estimator: winner.estimator, resolution: resolution).compactMap(\.answer)
+        let everyAnswer = try validation.answers(of: winner.candidate, estimator: winner.estimator, resolution: resolution)
+        let answers = everyAnswer.compactMap(\.answer)
         // Scans of the venue itself are at most this far in signal space; twice the 99th percentile of the
         // leave-one-out best distances (already pessimistic: the query's own spot is missing) leaves real
         // scans located and answers `unknown` for scans that resemble nothing surveyed.
@@ -475,7 +481,10 @@ public struct SurveyTuner: Sendable {
             configuration: configuration, score: winner,
             candidates: candidates.sorted { $0.objective < $1.objective }, tracker: tracker, queries: validation.queries.count,
             devices: validation.devices, withinAccuracy: within,
-            unknownAtThreshold: threshold.map { limit in answers.filter { $0.bestDistance > limit }.count } ?? 0)
+            unknownAtThreshold: threshold.map { limit in answers.filter { $0.bestDistance > limit }.count } ?? 0,
+            // The configuration's own answers are the ones above (same map, estimator and resolution): no
+            // second pass, the same figures `spotErrors(of: configuration)` gives.
+            spotErrors: validation.named(validation.spotErrors(from: everyAnswer, maximumDistance: threshold)))
     }
 
     /// Half the median distance from a surveyed spot to its nearest surveyed neighbour on the same floor:
@@ -505,6 +514,27 @@ public struct SpotError: Hashable, Sendable, Codable {
     public var unknown: Int
 }
 
+/// ``SpotError`` with its spot named: what a ``TuningResult`` stores, since a spot's index means nothing
+/// outside the cross-validation that numbered it.
+public struct NamedSpotError: Hashable, Sendable, Codable {
+    /// The spot's name.
+    public var name: String
+    /// Mean error in metres of the spot's queries, each located with the spot left out; nil when none
+    /// was located (every one answered `unknown`).
+    public var meanError: Double?
+    /// Queries of the spot that were located.
+    public var located: Int
+    /// Queries of the spot answered `unknown`.
+    public var unknown: Int
+
+    public init(name: String, meanError: Double?, located: Int, unknown: Int) {
+        self.name = name
+        self.meanError = meanError
+        self.located = located
+        self.unknown = unknown
+    }
+}
+
 extension SurveyCrossValidation {
     /// How well `tuned` locates each spot when that spot's own fingerprints are left out
     /// (leave-one-spot-out): where the survey is too thin or the signal too flat for a live phone to be
@@ -514,12 +544,23 @@ extension SurveyCrossValidation {
         let estimator = EstimatorChoice(
             neighbours: tuned.neighbours, spotBest: tuned.spotBest, neighbourCount: tuned.neighbourCount,
             weightingPower: tuned.weightingPower)
+        return spotErrors(
+            from: try answers(of: candidate, estimator: estimator, resolution: tuned.resolution), maximumDistance: tuned.maximumDistance)
+    }
+
+    /// `errors` with each spot's name in place of its index into ``spots``.
+    public func named(_ errors: [SpotError]) -> [NamedSpotError] {
+        errors.map { NamedSpotError(name: spots[$0.spot].name, meanError: $0.meanError, located: $0.located, unknown: $0.unknown) }
+    }
+
+    /// The spot errors of `answers` (those of ``answers(of:estimator:resolution:)``), an answer beyond
+    /// `maximumDistance` counting as `unknown`.
+    func spotErrors(from answers: [(query: Int, protocolIndex: Int, answer: Answer?)], maximumDistance: Float?) -> [SpotError] {
         var errors: [Int: (sum: Double, located: Int, unknown: Int)] = [:]
-        for (query, protocolIndex, answer) in try answers(of: candidate, estimator: estimator, resolution: tuned.resolution)
-        where protocolIndex == 0 {
+        for (query, protocolIndex, answer) in answers where protocolIndex == 0 {
             let spot = survey[query].spot
             var tally = errors[spot] ?? (0, 0, 0)
-            if let answer, tuned.maximumDistance.map({ answer.bestDistance <= $0 }) ?? true {
+            if let answer, maximumDistance.map({ answer.bestDistance <= $0 }) ?? true {
                 tally.sum += answer.error
                 tally.located += 1
             } else {

@@ -231,11 +231,14 @@ extension Components.Schemas.ProximityReason {
 extension Components.Schemas.Coverage {
     init(_ coverage: VenueCoverage) {
         self.init(
-            venue: coverage.venue, revision: coverage.revision,
+            venue: coverage.venue, revision: coverage.revision, tunedRevision: coverage.tunedRevision,
             spots: coverage.spots.map {
                 Components.Schemas.SpotCoverage(
                     name: $0.spot.name, x: $0.spot.x, y: $0.spot.y, floor: $0.spot.floor, zone: $0.spot.zone,
-                    fingerprints: $0.fingerprints, medianBeacons: $0.medianBeacons, thin: $0.isThin)
+                    fingerprints: $0.fingerprints, medianBeacons: $0.medianBeacons, thin: $0.isThin,
+                    crossValidation: $0.crossValidation.map {
+                        Components.Schemas.SpotCrossValidation(meanErrorM: $0.meanError, located: $0.located, unknown: $0.unknown)
+                    })
             },
             zones: coverage.zoneAreas.map(Components.Schemas.ZoneArea.init),
             beacons: coverage.beacons.map {

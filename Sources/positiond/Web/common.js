@@ -73,6 +73,11 @@ const beaconfix = {
     return URL.createObjectURL(await response.blob());
   },
 
+  // Names from the venue and device ids from phones, made safe to put in a tooltip's HTML.
+  escape(text) {
+    return String(text).replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character]);
+  },
+
   text(tag, text, className) {
     const element = document.createElement(tag);
     element.textContent = text;

@@ -1,17 +1,26 @@
 // The live map of /venues/{venue}/map: Leaflet in venue metres (CRS.Simple; a point is [y, x]), one floor
 // at a time. It draws the floor plan (when the venue has one) under a metric grid, the zones, the spots
-// coloured by survey coverage, the beacons by state, and the live devices from the venue's WebSocket feed
+// coloured by survey coverage or, once the venue is tuned, by cross-validation error, the beacons by state, and the live devices from the venue's WebSocket feed
 // (dot, accuracy circle, short trail, zone events). A revision message redraws the venue without a reload.
 //
 // window.beaconfixMap exposes the page's state (devices, floor, ready, errors) for tests and curious people.
 'use strict';
 
 const TRAIL_LENGTH = 20;
+// Error colouring: a spot whose fingerprints, located with the spot left out, land within ERROR_GOOD_M on
+// average is green, ERROR_BAD_M or more red, in between a blend (the legend shows these numbers). With its
+// own fingerprints gone a spot can only be placed from its neighbours, so these errors are of the order of
+// the spacing of spots (3 to 5 m in usual surveys; demo-hall's 4.75 m gives 2.7 to 12 m): 3 m is between
+// neighbours done well, 9 m is a phone placed beyond them.
+const ERROR_GOOD_M = 3;
+const ERROR_BAD_M = 9;
 const venueID = decodeURIComponent(location.pathname.split('/')[2] || '');
 const state = {
   venue: null,
   coverage: null,
   floor: null,
+  // What the spots' colours say: 'coverage' or 'error' (cross-validation, once the venue is tuned).
+  colourBy: 'coverage',
   // device id → {floor, position, marker, circle, trail, zone}
   devices: new Map(),
   ready: false,
@@ -58,6 +67,7 @@ async function loadVenue() {
   const levels = venue.floors.map((floor) => floor.level);
   if (state.floor === null || !levels.includes(state.floor)) state.floor = levels.length ? levels[0] : 0;
   drawFloorButtons();
+  updateColourControl();
   await drawFloor(true);
 }
 
@@ -179,7 +189,7 @@ function drawZones() {
   for (const [zone, points] of byZone) outlines.push([zone, outline(points)]);
   for (const [zone, polygon] of outlines) {
     L.polygon(polygon.map(([x, y]) => point(x, y)), { color: '#176b2c', weight: 1.5, dashArray: '6 4', fillOpacity: 0.04, className: 'zone' })
-      .bindTooltip(zone, { sticky: true })
+      .bindTooltip(beaconfix.escape(zone), { sticky: true })
       .addTo(layers.zones);
   }
 }
@@ -219,21 +229,70 @@ function spotColour(spot) {
   return spot.fingerprints >= 8 && spot.median_beacons >= 5 ? '#2e9d4c' : '#e0b422';
 }
 
-function drawSpots() {
-  for (const spot of state.coverage.spots.filter((spot) => spot.floor === state.floor)) {
-    L.circleMarker(point(spot.x, spot.y), {
-      radius: 5, color: '#1d2430', weight: spot.thin ? 2 : 1, dashArray: spot.thin ? '2 2' : null,
-      fillColor: spotColour(spot), fillOpacity: 0.85, className: `spot floor-${spot.floor}` + (spot.thin ? ' thin' : ''),
-    }).bindTooltip(`${spot.name}${spot.zone ? ' · ' + spot.zone : ''}<br>${spot.fingerprints} fingerprints, ` +
-      `${spot.median_beacons} beacons each${spot.thin ? '<br><b>thin: record again</b>' : ''}`).addTo(layers.spots);
-  }
+// The error scale: hue 130 (green) at ERROR_GOOD_M and below, down to 0 (red) at ERROR_BAD_M and above.
+// A spot whose fingerprints were all answered unknown has no mean error: violet. One that was not
+// cross-validated (no fingerprint when the venue was tuned): grey.
+function errorColour(spot) {
+  const validation = spot.cross_validation;
+  if (!validation) return '#cfd3da';
+  if (validation.mean_error_m === undefined) return '#7a4fb0';
+  const share = Math.min(1, Math.max(0, (validation.mean_error_m - ERROR_GOOD_M) / (ERROR_BAD_M - ERROR_GOOD_M)));
+  return `hsl(${Math.round(130 * (1 - share))}, 65%, 42%)`;
 }
+
+function spotTooltip(spot) {
+  const validation = spot.cross_validation;
+  let error = '';
+  if (validation) {
+    error = '<br>' + (validation.mean_error_m === undefined ? '<b>no fingerprint located</b> with the spot left out'
+      : `${validation.mean_error_m.toFixed(1)} m mean error with the spot left out`) +
+      `<br>${validation.located} located, ${validation.unknown} unknown`;
+  }
+  return `${beaconfix.escape(spot.name)}${spot.zone ? ' · ' + beaconfix.escape(spot.zone) : ''}<br>${spot.fingerprints} fingerprints, ` +
+    `${spot.median_beacons} beacons each${spot.thin ? '<br><b>thin: record again</b>' : ''}${error}`;
+}
+
+function drawSpots() {
+  const byError = state.colourBy === 'error';
+  for (const spot of state.coverage.spots.filter((spot) => spot.floor === state.floor)) {
+    const unknown = byError && spot.cross_validation && spot.cross_validation.mean_error_m === undefined;
+    L.circleMarker(point(spot.x, spot.y), {
+      radius: 5, color: '#1d2430', weight: spot.thin || unknown ? 2 : 1, dashArray: spot.thin ? '2 2' : null,
+      fillColor: byError ? errorColour(spot) : spotColour(spot), fillOpacity: 0.85,
+      className: `spot floor-${spot.floor}` + (spot.thin ? ' thin' : '') + (unknown ? ' unknown' : ''),
+    }).bindTooltip(spotTooltip(spot)).addTo(layers.spots);
+  }
+  document.body.dataset.colourBy = state.colourBy;
+}
+
+// The colour control: error needs a tuning that measured the spots' errors; without one it is disabled,
+// saying why, and the spots go back to coverage.
+function updateColourControl() {
+  const select = document.getElementById('colour-by');
+  const tuned = state.coverage.spots.some((spot) => spot.cross_validation);
+  select.disabled = !tuned;
+  select.title = tuned ? `Cross-validation errors of the tuning made at revision ${state.coverage.tuned_revision}`
+    : 'No cross-validation errors yet: tune the venue first (survey tune)';
+  if (!tuned) state.colourBy = 'coverage';
+  select.value = state.colourBy;
+  document.getElementById('legend-coverage').hidden = state.colourBy !== 'coverage';
+  document.getElementById('legend-error').hidden = state.colourBy !== 'error';
+}
+
+document.getElementById('error-good').textContent = `≤ ${ERROR_GOOD_M} m`;
+document.getElementById('error-bad').textContent = `≥ ${ERROR_BAD_M} m`;
+document.getElementById('colour-by').onchange = (event) => {
+  state.colourBy = event.target.value;
+  updateColourControl();
+  layers.spots.clearLayers();
+  drawSpots();
+};
 
 function drawBeacons() {
   for (const beacon of state.coverage.beacons.filter((beacon) => beacon.floor === state.floor && beacon.x !== undefined)) {
     const icon = L.divIcon({ className: 'beacon-icon ' + beacon.status, iconSize: [12, 12] });
     L.marker(point(beacon.x, beacon.y), { icon, keyboard: false })
-      .bindTooltip(`${beacon.label || ''} ${beacon.id}<br>${beacon.status}` +
+      .bindTooltip(`${beaconfix.escape(beacon.label || '')} ${beacon.id}<br>${beacon.status}` +
         (beacon.replaced_by ? ' by ' + beacon.replaced_by : ''))
       .addTo(layers.beacons);
   }
@@ -258,7 +317,7 @@ function updateDevice(message) {
   if (!device) {
     device = {
       marker: L.marker(at, { icon: L.divIcon({ className: 'device-icon', iconSize: [14, 14] }), zIndexOffset: 1000 })
-        .bindTooltip(message.device, { permanent: true, direction: 'right', offset: [8, 0] }),
+        .bindTooltip(beaconfix.escape(message.device), { permanent: true, direction: 'right', offset: [8, 0] }),
       circle: L.circle(at, { radius: position.accuracy_m, color: '#b0179c', weight: 1, fillOpacity: 0.08, interactive: false }),
       trail: L.polyline([], { color: '#b0179c', weight: 2, opacity: 0.5, interactive: false }),
       points: [],
@@ -298,8 +357,8 @@ function zoneEvent(message) {
   while (events.children.length > 50) events.lastChild.remove();
   const device = state.devices.get(message.device);
   if (device && message.event === 'enter') {
-    device.marker.unbindTooltip().bindTooltip(`${message.device} → ${message.zone}`, { permanent: true, direction: 'right', offset: [8, 0], className: 'zone-flash' });
-    setTimeout(() => device.marker.unbindTooltip().bindTooltip(message.device, { permanent: true, direction: 'right', offset: [8, 0] }), 3000);
+    device.marker.unbindTooltip().bindTooltip(`${beaconfix.escape(message.device)} → ${beaconfix.escape(message.zone)}`, { permanent: true, direction: 'right', offset: [8, 0], className: 'zone-flash' });
+    setTimeout(() => device.marker.unbindTooltip().bindTooltip(beaconfix.escape(message.device), { permanent: true, direction: 'right', offset: [8, 0] }), 3000);
   }
 }
 
