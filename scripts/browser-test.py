@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -161,6 +162,17 @@ try:
     turned = len(matrix) == 6 and abs(math.degrees(math.atan2(-matrix[1], matrix[0])) - 10) < 0.01 \
         and abs(math.hypot(matrix[0], matrix[1]) - 42) < 0.01
     check("a plan placed by reference points is drawn rotated, without a reload", turned, f"transform {rotated}")
+
+    # A device id is the phone's to choose (any 1 to 128 characters without spaces): one that looks like
+    # HTML is shown as text in its marker's label, never parsed into the page.
+    hostile = "<b>phone-x"
+    post_samples(urllib.parse.quote(hostile, safe=""), lines[:3])
+    labelled = wait_for(lambda: driver.execute_script(
+        "return [...document.querySelectorAll('.leaflet-tooltip')].some(tip => tip.textContent.includes(arguments[0]))", hostile), 5)
+    parsed = driver.execute_script("return document.querySelectorAll('.leaflet-tooltip b').length")
+    check("a device id that looks like HTML is shown as text", bool(labelled) and parsed == 0,
+          f"label shown: {bool(labelled)}, <b> elements in labels: {parsed}" + ("" if labelled else "; labels: " + str(driver.execute_script(
+              "return [...document.querySelectorAll('.leaflet-tooltip')].map(tip => tip.textContent)"))))
 
     # A phone's screen: the map and the panel both show.
     driver.set_window_size(390, 844)

@@ -45,6 +45,11 @@ extension Request {
         guard let value = context.parameters.get(name) else {
             throw HTTPError(.badRequest, message: "missing path parameter '\(name)'")
         }
-        return value
+        // The router hands segments over still percent-encoded; the generated routes decode theirs, so the
+        // hand-registered ones must too, or /devices/caf%C3%A9 would be a different device on each route.
+        guard let decoded = value.removingPercentEncoding else {
+            throw HTTPError(.badRequest, message: "the path parameter '\(name)' is not valid percent-encoding")
+        }
+        return decoded
     }
 }

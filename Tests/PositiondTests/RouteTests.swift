@@ -124,6 +124,25 @@ struct RouteTests {
         }
     }
 
+    @Test("a device id is percent-decoded the same on every route: posted as caf%C3%A9, read back as café")
+    func percentEncodedDevice() async throws {
+        let app = try await TestEnvironment.app(store: try TestEnvironment.demoStore())
+        let walk = try TestEnvironment.walk
+        try await app.test(.router) { client in
+            // Given samples posted for a device whose id is encoded in the path
+            let posted = try await client.call(.post, "/v1/venues/demo-hall/devices/caf%C3%A9/samples", body: TestEnvironment.body(Array(walk[0..<3])))
+            // Then the answer names it decoded, and the generated GET route finds it by the same id
+            #expect(posted.status == .ok)
+            #expect(posted.json["device"] as? String == "café")
+            let read = try await client.call(.get, "/v1/venues/demo-hall/devices/caf%C3%A9")
+            #expect(read.status == .ok && read.json["device"] as? String == "café")
+            // And a broken encoding is a 400 that says so
+            let broken = try await client.call(.post, "/v1/venues/demo-hall/devices/caf%ZZ/samples", body: TestEnvironment.body([walk[0]]))
+            #expect(broken.status == .badRequest)
+            #expect(broken.errorMessage.contains("not valid percent-encoding"), "\(broken.errorMessage)")
+        }
+    }
+
     @Test("tracked samples: smoothed position, zone events, last position, forgetting")
     func trackedSamples() async throws {
         let app = try await TestEnvironment.app(store: try TestEnvironment.demoStore())
