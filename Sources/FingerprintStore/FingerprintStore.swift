@@ -1,4 +1,4 @@
-public import GRDB
+import GRDB
 public import Logging
 import Foundation
 
@@ -8,15 +8,16 @@ import Foundation
 /// executable and passed down. Every public operation is one transaction: a failed write leaves the
 /// database exactly as it was.
 public final class FingerprintStore: Sendable {
-    /// The connection. Exposed for tests and tools that need raw SQL; the store's methods are the API.
-    public let writer: any DatabaseWriter
+    /// The connection. Internal: the store's methods are the API, and its callers never see GRDB (tests
+    /// that inject faults reach it with `@testable import`).
+    let writer: any DatabaseWriter
     let logger: Logger
 
     /// Wraps an open connection, migrating the schema to this build's version.
     ///
     /// - Throws: ``StoreError/newerSchema(path:unknownMigrations:)`` when the database was written by a
     ///   newer beaconfix; the file is left untouched.
-    public init(writer: any DatabaseWriter, logger: Logger) throws {
+    init(writer: any DatabaseWriter, logger: Logger) throws {
         self.writer = writer
         self.logger = logger
         let migrator = StoreMigrations.migrator
@@ -33,6 +34,9 @@ public final class FingerprintStore: Sendable {
         }
         logger.debug("store ready", metadata: ["store.path": "\(writer.path)"])
     }
+
+    /// Where the database lives: its file's path (`:memory:` for ``inMemory(logger:)``), for messages.
+    public var path: String { writer.path }
 
     /// Opens (creating if needed) the database file at `path` as a WAL-mode `DatabasePool`.
     public static func open(path: String, logger: Logger) throws -> FingerprintStore {

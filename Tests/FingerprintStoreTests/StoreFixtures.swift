@@ -1,5 +1,5 @@
 import ScanFormats
-import FingerprintStore
+@testable import FingerprintStore
 import Foundation
 import GRDB
 import Positioning

@@ -1,4 +1,4 @@
-import FingerprintStore
+@testable import FingerprintStore
 import Foundation
 import GRDB
 import Positioning

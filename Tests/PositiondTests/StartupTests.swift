@@ -1,5 +1,5 @@
 import ScanFormats
-import FingerprintStore
+@testable import FingerprintStore
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 import Positioning
 import ScanFormats
 
@@ -261,10 +261,3 @@ extension BeaconRecord {
     }
 }
 
-import Positioning
-// Closed sets are stored by name; a name this build does not know fails the read with an error that
-// says so, never a guess.
-extension BeaconStatus: DatabaseValueConvertible {}
-extension APIKeyScope: DatabaseValueConvertible {}
-extension BeaconReplacement.Kind: DatabaseValueConvertible {}
-extension PlanMediaType: DatabaseValueConvertible {}

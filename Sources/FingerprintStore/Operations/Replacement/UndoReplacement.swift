@@ -46,7 +46,7 @@ extension FingerprintStore {
                     // Keep the row while the audit trail points at it, but out of positioning.
                     try db.execute(sql: "UPDATE beacon SET status = 'retired' WHERE id = ?", arguments: [newBeacon])
                 } else if let previous = record.newBeaconPreviousStatus {
-                    try db.execute(sql: "UPDATE beacon SET status = ? WHERE id = ?", arguments: [previous, newBeacon])
+                    try db.execute(sql: "UPDATE beacon SET status = ? WHERE id = ?", arguments: [previous.rawValue, newBeacon])
                 }
             }
             try db.execute(sql: "UPDATE beacon SET status = 'active' WHERE id = ?", arguments: [record.oldBeaconId])
