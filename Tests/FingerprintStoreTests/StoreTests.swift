@@ -300,4 +300,19 @@ struct StoreTests {
         #expect(stats.beaconsNeverSeen == [StoreFixtures.beacon(9).description])
         #expect(stats.thinSpots.count == 3)
     }
+
+    @Test("the daemon's reload reads a venue's survey and coverage in one transaction: both at the same revision")
+    func surveyAndCoverageTogether() async throws {
+        // Given the hall recorded
+        let store = try FingerprintStore.inMemory()
+        _ = try store.importVenue(StoreFixtures.venue)
+        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        // When both are read together
+        let (survey, coverage) = try await store.surveyAndCoverage(of: "hall", scale: PositioningConfiguration.defaultScale)
+        // Then they describe the same revision and the same spots, and agree with the separate reads
+        #expect(survey.revision == coverage.revision && coverage.revision == (try store.venue("hall").revision))
+        #expect(coverage.spots.map(\.spot.name) == survey.spots.map(\.name))
+        #expect(coverage == (try store.coverage(of: "hall")))
+        #expect(survey.surveyed.count == (try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)).surveyed.count)
+    }
 }

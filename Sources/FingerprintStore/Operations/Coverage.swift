@@ -62,6 +62,12 @@ extension FingerprintStore {
         try await writer.read { db in try coverage(of: venueID, db) }
     }
 
+    /// A venue's survey and its coverage, read in one transaction so that both describe the same revision:
+    /// what the daemon loads when a venue changes.
+    public func surveyAndCoverage(of venueID: String, scale: any RelativePowerScale) async throws -> (survey: VenueSurvey, coverage: VenueCoverage) {
+        try await writer.read { db in (try self.loadSurvey(of: venueID, scale: scale, db), try self.coverage(of: venueID, db)) }
+    }
+
     func coverage(of venueID: String, _ db: Database) throws -> VenueCoverage {
         let venue = try venueDetails(venueID, db)
         let counts = Dictionary(uniqueKeysWithValues: try spotCoverage(venueID, db).map { ($0.spot, $0) })

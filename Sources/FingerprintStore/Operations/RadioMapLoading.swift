@@ -54,7 +54,7 @@ extension FingerprintStore {
         try await writer.read { db in try self.loadSurvey(of: venueID, scale: scale, db) }
     }
 
-    private func loadSurvey(of venueID: String, scale: any RelativePowerScale, _ db: Database) throws -> VenueSurvey {
+    func loadSurvey(of venueID: String, scale: any RelativePowerScale, _ db: Database) throws -> VenueSurvey {
         do {
             let venue = try venueDetails(venueID, db)
             var spotIndex: [Int64: Int] = [:]

@@ -88,8 +88,9 @@ final class VenueCatalog: Sendable {
     /// threads) and swaps it in.
     @discardableResult
     func reload(_ venue: String, from store: FingerprintStore) async throws -> VenueSnapshot {
-        let survey = try await store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
-        let snapshot = try VenueSnapshot(survey: survey, coverage: try await store.coverage(of: venue))
+        // One transaction: a survey and a coverage of two different revisions would disagree on the map page.
+        let (survey, coverage) = try await store.surveyAndCoverage(of: venue, scale: PositioningConfiguration.defaultScale)
+        let snapshot = try VenueSnapshot(survey: survey, coverage: coverage)
         replace(snapshot)
         return snapshot
     }
