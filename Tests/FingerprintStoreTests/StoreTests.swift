@@ -310,9 +310,12 @@ struct StoreTests {
         // When both are read together
         let (survey, coverage) = try await store.surveyAndCoverage(of: "hall", scale: PositioningConfiguration.defaultScale)
         // Then they describe the same revision and the same spots, and agree with the separate reads
-        #expect(survey.revision == coverage.revision && coverage.revision == (try store.venue("hall").revision))
+        let revision = try store.venue("hall").revision
+        let separateCoverage = try await store.coverage(of: "hall")
+        let separateSurvey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        #expect(survey.revision == revision && coverage.revision == revision)
         #expect(coverage.spots.map(\.spot.name) == survey.spots.map(\.name))
-        #expect(coverage == (try store.coverage(of: "hall")))
-        #expect(survey.surveyed.count == (try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)).surveyed.count)
+        #expect(coverage == separateCoverage)
+        #expect(survey.surveyed.count == separateSurvey.surveyed.count && !survey.surveyed.isEmpty)
     }
 }

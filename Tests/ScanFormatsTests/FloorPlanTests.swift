@@ -119,3 +119,28 @@ struct FloorPlanTests {
         }
     }
 }
+
+@Suite("venue.json: beacon status")
+struct BeaconStatusTests {
+    @Test("a beacon's status is active or retired; any other name is refused with the beacon's place and the names it may have")
+    func status() throws {
+        // Given a venue whose second beacon has a status this build does not know
+        func venue(_ status: String) -> Data {
+            Data(#"""
+                {"id": "v", "name": "V", "floors": [{"level": 0, "name": "G"}], "spots": [],
+                 "beacons": [{"uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D", "major": 1, "minor": 1},
+                             {"uuid": "B9407F30-F5F8-466E-AFF9-25556B57FE6D", "major": 1, "minor": 2, "status": "\#(status)"}]}
+                """#.utf8)
+        }
+        // Then the known names decode typed, and the unknown one is an error naming where and why
+        #expect(try JSONDecoder().decode(VenueDefinition.self, from: venue("retired")).beacons[1].status == .retired)
+        #expect(try JSONDecoder().decode(VenueDefinition.self, from: venue("active")).beacons.map(\.status) == [nil, .active])
+        do {
+            _ = try JSONDecoder().decode(VenueDefinition.self, from: venue("broken"))
+            Issue.record("an unknown status must be refused")
+        } catch let error as DecodingError {
+            let message = ScanLogDecoder.explain(error)
+            #expect(message.contains("beacons") && message.contains("'active' or 'retired', not 'broken'"), "\(message)")
+        }
+    }
+}

@@ -57,7 +57,7 @@ public struct VenueDetails: Hashable, Sendable, Codable {
                 VenueDefinition.Beacon(
                     uuid: $0.id.uuid.uuidString, major: Int($0.id.major), minor: Int($0.id.minor), x: $0.x, y: $0.y,
                     floor: $0.floor, label: $0.label, measuredPower: $0.measuredPower,
-                    status: $0.status == .active ? nil : $0.status.rawValue)
+                    status: $0.status == .active ? nil : $0.status)
             },
             spots: spots, geo: geo, zones: zoneAreas.isEmpty ? nil : zoneAreas)
     }
@@ -140,10 +140,7 @@ extension FingerprintStore {
 
             for beacon in definition.beacons {
                 let identity = try beacon.identity()
-                // `problems()` checked the name; a status this build does not know is an error, never a default.
-                guard let status = BeaconStatus(rawValue: beacon.status ?? BeaconStatus.active.rawValue) else {
-                    throw StoreError.invalidVenue(problems: ["beacon \(identity) has status '\(beacon.status ?? "")'; expected active or retired"])
-                }
+                let status = beacon.status ?? .active
                 var record = BeaconRecord(
                     id: nil, venueId: venue.id, uuid: identity.uuid.uuidString, major: Int(identity.major),
                     minor: Int(identity.minor), label: beacon.label, x: beacon.x, y: beacon.y, floor: beacon.floor,

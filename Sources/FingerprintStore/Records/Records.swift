@@ -147,13 +147,6 @@ struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     }
 }
 
-/// Whether a beacon takes part in positioning.
-public enum BeaconStatus: String, Codable, Hashable, Sendable {
-    case active
-    /// Failed, replaced or removed: kept for history and audit, left out of matching.
-    case retired
-}
-
 struct BeaconRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
     static let databaseTableName = "beacon"
     var id: Int64?

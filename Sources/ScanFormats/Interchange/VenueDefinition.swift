@@ -9,6 +9,24 @@ public import Positioning
 /// ```
 /// Coordinates are metres in the venue's own frame; beacon positions are optional. An optional `geo`
 /// object, `{"lat": 52.52, "lon": 13.40, "bearing": 90}`, places that frame on the Earth (``GeoAnchor``).
+/// Whether a beacon takes part in positioning.
+public enum BeaconStatus: String, Codable, Hashable, Sendable, CaseIterable {
+    case active
+    /// Failed, replaced or removed: kept for history and audit, left out of matching.
+    case retired
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let status = BeaconStatus(rawValue: name) else {
+            // A name this build does not know is an error that says so, never a guess.
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "a beacon's status is 'active' or 'retired', not '\(name)'")
+        }
+        self = status
+    }
+}
+
 public struct VenueDefinition: Codable, Hashable, Sendable {
     public struct Floor: Codable, Hashable, Sendable {
         public var level: Int
@@ -33,12 +51,12 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
         public var label: String?
         /// Calibrated power at 1 m in dBm, when the venue knows it.
         public var measuredPower: Int?
-        /// `"retired"` for a beacon kept only for history (exports write it); absent means active.
-        public var status: String?
+        /// `retired` for a beacon kept only for history (exports write it); absent means active.
+        public var status: BeaconStatus?
 
         public init(
             uuid: String, major: Int, minor: Int, x: Double? = nil, y: Double? = nil, floor: Int? = nil,
-            label: String? = nil, measuredPower: Int? = nil, status: String? = nil
+            label: String? = nil, measuredPower: Int? = nil, status: BeaconStatus? = nil
         ) {
             self.uuid = uuid
             self.major = major
@@ -105,9 +123,6 @@ public struct VenueDefinition: Codable, Hashable, Sendable {
                 }
             } catch {
                 problems.append("beacon #\(index + 1): \(error.description)")
-            }
-            if let status = beacon.status, status != "active", status != "retired" {
-                problems.append("beacon #\(index + 1) has status '\(status)'; expected active or retired")
             }
             if let floor = beacon.floor, !levels.contains(floor) {
                 problems.append("beacon #\(index + 1) is on floor \(floor), which the venue does not define")

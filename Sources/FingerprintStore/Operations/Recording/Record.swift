@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 public import Positioning
+import ScanFormats
 
 extension FingerprintStore {
     /// Builds fingerprints from a survey log and stores them, all in one transaction.

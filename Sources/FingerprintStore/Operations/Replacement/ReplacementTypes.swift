@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 public import Positioning
+import ScanFormats
 
 /// One replacement or removal, as the audit trail keeps it.
 public struct BeaconReplacement: Hashable, Sendable, Codable {
