@@ -29,9 +29,11 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE)
 
+# The tests run beside a throwaway PostgreSQL (the store's second engine): started, handed to them as
+# BEACONFIX_TEST_POSTGRES, stopped and removed by scripts/with-postgres.sh.
 test: deps
 	$(SWIFT) build $(RELEASE) --build-tests
-	$(SWIFT) test $(RELEASE) --skip-build
+	scripts/with-postgres.sh $(SWIFT) test $(RELEASE) --skip-build
 
 HOST ?= 127.0.0.1
 PORT ?= 8080

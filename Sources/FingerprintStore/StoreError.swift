@@ -14,6 +14,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case missingDatabase(path: String)
     /// SQLite cannot open the file (a read-only folder or filesystem, permissions, not a database).
     case cannotOpen(path: String, reason: String)
+    /// The PostgreSQL server cannot be reached or refuses the connection; `location` holds no password.
+    case cannotConnect(location: String, reason: String)
 
     public var description: String {
         switch self {
@@ -33,6 +35,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "the database '\(path)' does not exist: load a venue into it with 'survey venue import --db \(path) VENUE.json' and 'survey record'"
         case .cannotOpen(let path, let reason):
             "cannot open the database '\(path)' (\(reason)): a database in WAL mode writes its -wal and -shm files beside it, even to be read, so the file and its folder must be writable by this user"
+        case .cannotConnect(let location, let reason):
+            "cannot connect to the PostgreSQL store \(location) (\(reason)): is the server running on that host and port, and do the user and the database exist?"
         case .diskFull(let path):
             "the disk holding \(path) is full: nothing was written; free some space and run the command again"
         }

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The database engines the store runs on: SQLite in one file (the embedded default), PostgreSQL for a
+/// cluster of positiond replicas.
+enum StoreEngine: String, Hashable, Sendable {
+    case sqlite
+    case postgresql
+}
+
+/// A value bound into SQL or read out of it, the same on both engines.
+enum SQLValue: Hashable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    init(_ value: Int) { self = .integer(Int64(value)) }
+    init(_ value: Double) { self = .real(value) }
+    init(_ value: String) { self = .text(value) }
+    init(_ value: Data) { self = .blob(value) }
+    init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
+}
+
+/// One row of a result, its values in the query's column order, also found by column name.
+struct SQLRow: Sendable {
+    let columns: [String]
+    let values: [SQLValue]
+
+    /// The value of `column`, found case-insensitively: PostgreSQL folds unquoted names to lower case,
+    /// so the same SQL names `venueId` on SQLite and `venueid` on PostgreSQL.
+    subscript(_ column: String) -> SQLValue {
+        let wanted = column.lowercased()
+        return columns.firstIndex { $0.lowercased() == wanted }.map { values[$0] } ?? .null
+    }
+
+    /// The integer in `column`; an error naming the column when it holds anything else.
+    func integer(_ column: String) throws(StoreError) -> Int64 {
+        guard case .integer(let value) = self[column] else { throw Self.mismatch(column, "an integer", self[column]) }
+        return value
+    }
+
+    func text(_ column: String) throws(StoreError) -> String {
+        guard case .text(let value) = self[column] else { throw Self.mismatch(column, "text", self[column]) }
+        return value
+    }
+
+    func optionalText(_ column: String) throws(StoreError) -> String? {
+        if case .null = self[column] { return nil }
+        return try text(column)
+    }
+
+    func real(_ column: String) throws(StoreError) -> Double {
+        switch self[column] {
+        case .real(let value): return value
+        // SQLite keeps a REAL that has no fraction as an integer when the column's affinity allows it.
+        case .integer(let value): return Double(value)
+        case let other: throw Self.mismatch(column, "a number", other)
+        }
+    }
+
+    private static func mismatch(_ column: String, _ expected: String, _ found: SQLValue) -> StoreError {
+        .invalidInput("the stored column '\(column)' should hold \(expected) but holds \(found)")
+    }
+}
+
+/// One open transaction, on either engine: what the store's operations run their SQL in. Statements mark
+/// their parameters with `?` on both engines (the PostgreSQL side numbers them).
+protocol SQLTransaction {
+    var engine: StoreEngine { get }
+    /// Runs a statement that returns no rows.
+    func execute(_ sql: String, _ arguments: [SQLValue]) throws
+    /// Runs a query and returns all its rows.
+    func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow]
+}
+
+extension SQLTransaction {
+    func execute(_ sql: String) throws { try execute(sql, []) }
+}
+
+/// A database the store can open transactions on. Transactions are synchronous and run on the calling
+/// thread (a background one: the async entry points of the store hop off Swift's concurrency pool first,
+/// as GRDB's do); a transaction whose body throws is rolled back.
+protocol StoreBackend: Sendable {
+    var engine: StoreEngine { get }
+    /// Where the database is, for messages; never a credential.
+    var location: String { get }
+    /// A read-only transaction that sees one consistent state of the database.
+    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
+    /// A read-write transaction, committed when `body` returns.
+    func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
+}

@@ -1,0 +1,152 @@
+@testable import FingerprintStore
+import Foundation
+import GRDB
+import Logging
+import Testing
+
+/// The store's two engines behind one seam: SQLite (GRDB) and PostgreSQL (postgres-nio), each real. The
+/// PostgreSQL cases need BEACONFIX_TEST_POSTGRES, a throwaway database that `make test` starts with
+/// scripts/with-postgres.sh.
+@Suite("FingerprintStore: the SQL seam on SQLite and PostgreSQL")
+struct BackendTests {
+    static let postgresURL = ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"]
+    static let logger = Logger(label: "beaconfix.test.store")
+
+    /// A fresh, migrated database on `engine`: an in-memory SQLite one, or a schema of its own in the test
+    /// PostgreSQL database (tests run in parallel, so each gets a new one).
+    static func backend(_ engine: StoreEngine) throws -> any StoreBackend {
+        switch engine {
+        case .sqlite:
+            let queue = try DatabaseQueue()
+            try StoreMigrations.migrator.migrate(queue)
+            return SQLiteBackend(writer: queue)
+        case .postgresql:
+            let text = try #require(postgresURL)
+            let url = try #require(try PostgresLocation(url: text))
+            let schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            try PostgresBackend(url: url, logger: logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
+            let backend = PostgresBackend(url: url, schema: schema, logger: logger)
+            try PostgresMigrations.migrate(backend)
+            return backend
+        }
+    }
+
+    static var engines: [StoreEngine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgresql] }
+
+    @Test("both engines know the same migrations, by name, in the same order")
+    func sameMigrations() {
+        #expect(PostgresMigrations.migrations.map(\.identifier) == StoreMigrations.migrator.migrations)
+    }
+
+    @Test("the PostgreSQL cases run where make test runs them", .enabled(if: ProcessInfo.processInfo.environment["CI"] != nil))
+    func postgresInCI() {
+        #expect(Self.postgresURL != nil, "CI runs make test, which starts a throwaway PostgreSQL (scripts/with-postgres.sh)")
+    }
+
+    @Test("values go in and come back the same on both engines: integers, numbers, text, bytes, nulls", arguments: engines)
+    func valuesRoundTrip(engine: StoreEngine) throws {
+        // Given a migrated database
+        let backend = try Self.backend(engine)
+        let image = Data([0x89, 0x50, 0x4E, 0x47, 0, 255, 7])
+        // When a venue, a floor and a plan are written with a parameter of every kind
+        try backend.write { transaction in
+            try transaction.execute(
+                "INSERT INTO venue (id, name, revision, createdAt, updatedAt, geoLat) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text("hall"), .text("Hall 'A'?"), .integer(3), .text("2026-11-23 07:00:00.000"), .text("2026-11-23 07:00:00.000"), .null])
+            try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES (?, ?, ?)", [.text("hall"), .integer(-1), .text("Basement")])
+            try transaction.execute(
+                """
+                INSERT INTO floorPlan (venueId, level, image, mediaType, data, topLeftX, topLeftY, bottomRightX, bottomRightY,
+                topRightX, topRightY, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text("hall"), .integer(-1), .text("plans/b.png"), .text("image/png"), .blob(image), .real(-1.5), .real(25),
+                 .real(41.25), .real(-1), .real(41.25), .real(25), .text("2026-11-23 07:00:00.000")])
+        }
+        // Then they read back as they were written, found by the names the SQL gives them
+        let rows = try backend.read { transaction in
+            try transaction.rows(
+                "SELECT v.name, v.revision, v.geoLat, p.data, p.topLeftX, p.level FROM venue v JOIN floorPlan p ON p.venueId = v.id WHERE v.id = ?",
+                [.text("hall")])
+        }
+        #expect(rows.count == 1)
+        #expect(try rows[0].text("name") == "Hall 'A'?")
+        #expect(try rows[0].integer("revision") == 3)
+        #expect(rows[0]["geoLat"] == .null)
+        #expect(rows[0]["data"] == .blob(image))
+        #expect(try rows[0].real("topLeftX") == -1.5)
+        #expect(try rows[0].integer("level") == -1)
+    }
+
+    @Test("a transaction whose body throws leaves nothing behind, and the constraints hold", arguments: engines)
+    func rollback(engine: StoreEngine) throws {
+        // Given a migrated database
+        let backend = try Self.backend(engine)
+        struct Abandoned: Error {}
+        // When a transaction writes a venue and then fails
+        #expect(throws: Abandoned.self) {
+            try backend.write { transaction in
+                try transaction.execute(
+                    "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
+                    [.text("gone"), .text("Gone"), .text("2026-11-23 07:00:00.000"), .text("2026-11-23 07:00:00.000")])
+                throw Abandoned()
+            }
+        }
+        // Then the venue is not there, and the next transaction works on the same connection pool
+        #expect(try backend.read { try $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
+        // And a beacon outside 0...65535 is refused by the schema on both engines
+        #expect(throws: (any Error).self) {
+            try backend.write { transaction in
+                try transaction.execute(
+                    "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
+                    [.text("v"), .text("V"), .text("2026-11-23 07:00:00.000"), .text("2026-11-23 07:00:00.000")])
+                try transaction.execute(
+                    "INSERT INTO beacon (venueId, uuid, major, minor) VALUES (?, ?, ?, ?)",
+                    [.text("v"), .text("B9407F30-F5F8-466E-AFF9-25556B57FE6D"), .integer(1), .integer(70000)])
+            }
+        }
+        #expect(try backend.read { try $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
+    }
+
+    @Test("PostgreSQL: migrating twice changes nothing; a database with a migration this build does not know is refused",
+          .enabled(if: postgresURL != nil, "needs BEACONFIX_TEST_POSTGRES: run under scripts/with-postgres.sh, as make test does"))
+    func postgresMigrations() throws {
+        // Given a migrated database
+        let backend = try Self.backend(.postgresql)
+        #expect(try PostgresMigrations.applied(backend).sorted() == StoreMigrations.migrator.migrations.sorted())
+        // When it is migrated again, nothing changes
+        try PostgresMigrations.migrate(backend)
+        #expect(try PostgresMigrations.applied(backend).count == StoreMigrations.migrator.migrations.count)
+        // When a newer beaconfix has added a migration
+        try backend.write { try $0.execute("INSERT INTO beaconfix_migrations (identifier) VALUES ('v99: from the future')") }
+        // Then this build refuses it, naming the migration, and changes nothing
+        #expect(throws: StoreError.newerSchema(path: backend.location, unknownMigrations: ["v99: from the future"])) {
+            try PostgresMigrations.migrate(backend)
+        }
+    }
+
+    @Test("PostgreSQL: the password never shows in the store's name; an unreachable server is a sentence without it")
+    func postgresLocation() throws {
+        // Given a URL with a password
+        let url = try #require(try PostgresLocation(url: "postgres://ops:s3cret@127.0.0.1:1/beaconfix"))
+        // Then its description hides the password, and a file path is not a PostgreSQL location
+        #expect(url.description == "postgres://ops@127.0.0.1:1/beaconfix")
+        #expect(try PostgresLocation(url: "/var/lib/beaconfix/store.sqlite") == nil)
+        #expect(throws: StoreError.self) { try PostgresLocation(url: "postgres://127.0.0.1/beaconfix") }
+        #expect(throws: StoreError.self) { try PostgresLocation(url: "postgres://ops@127.0.0.1:5432") }
+        // When nothing listens there
+        let backend = PostgresBackend(url: url, logger: Self.logger)
+        do {
+            try backend.read { _ in }
+            Issue.record("port 1 must refuse the connection")
+        } catch let error as StoreError {
+            // Then the error names the store without its password
+            #expect(!error.description.contains("s3cret") && error.description.contains("postgres://ops@127.0.0.1:1/beaconfix"), "\(error)")
+        }
+    }
+
+    @Test("parameters are numbered for PostgreSQL, except inside quotes")
+    func numbering() {
+        #expect(PostgresTransaction.numberingParameters("SELECT ? , '?', \"a?\" FROM t WHERE x = ? AND y = ?")
+            == "SELECT $1 , '?', \"a?\" FROM t WHERE x = $2 AND y = $3")
+    }
+}
