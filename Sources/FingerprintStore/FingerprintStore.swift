@@ -8,17 +8,43 @@ import Foundation
 /// executable and passed down. Every public operation is one transaction: a failed write leaves the
 /// database exactly as it was.
 public final class FingerprintStore: Sendable {
-    /// The connection. Internal: the store's methods are the API, and its callers never see GRDB (tests
-    /// that inject faults reach it with `@testable import`).
-    let writer: any DatabaseWriter
+    /// The engine: SQLite's connection, or PostgreSQL's pool. Internal: the store's methods are the API, and
+    /// its callers never see GRDB or postgres-nio (tests that inject faults reach it with `@testable import`).
+    let backend: any StoreBackend
+    /// The SQLite connection, for the operations that still speak GRDB rather than the SQL seam.
+    private let sqlite: (any DatabaseWriter)?
     let logger: Logger
+
+    /// Where the database lives: its file's path (`:memory:` for ``inMemory(logger:)``), or a PostgreSQL
+    /// URL without its password. For messages.
+    public var path: String { backend.location }
+
+    /// The SQLite connection of the operations not yet moved onto the SQL seam.
+    ///
+    /// - Throws: ``StoreError/invalidInput(_:)`` on PostgreSQL, which only the seam's operations reach (a
+    ///   PostgreSQL store is opened by the tests of those operations alone until every one is moved).
+    var writer: any DatabaseWriter {
+        get throws(StoreError) {
+            guard let sqlite else { throw StoreError.invalidInput("this operation is not available on PostgreSQL yet") }
+            return sqlite
+        }
+    }
+
+    /// Wraps a PostgreSQL store, migrating its schema to this build's version.
+    init(postgres: PostgresBackend, logger: Logger) throws {
+        self.backend = postgres
+        self.sqlite = nil
+        self.logger = logger
+        try PostgresMigrations.migrate(postgres)
+    }
 
     /// Wraps an open connection, migrating the schema to this build's version.
     ///
     /// - Throws: ``StoreError/newerSchema(path:unknownMigrations:)`` when the database was written by a
     ///   newer beaconfix; the file is left untouched.
     init(writer: any DatabaseWriter, logger: Logger) throws {
-        self.writer = writer
+        self.backend = SQLiteBackend(writer: writer)
+        self.sqlite = writer
         self.logger = logger
         let migrator = StoreMigrations.migrator
         let unknown = try writer.read { db -> [String] in
@@ -35,8 +61,6 @@ public final class FingerprintStore: Sendable {
         logger.debug("store ready", metadata: ["store.path": "\(writer.path)"])
     }
 
-    /// Where the database lives: its file's path (`:memory:` for ``inMemory(logger:)``), for messages.
-    public var path: String { writer.path }
 
     /// Opens (creating if needed) the database file at `path` as a WAL-mode `DatabasePool`.
     public static func open(path: String, logger: Logger) throws -> FingerprintStore {

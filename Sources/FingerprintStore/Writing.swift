@@ -44,7 +44,7 @@ extension FingerprintStore {
             } catch {
                 logger.warning("the write-ahead log could not be truncated after the disk filled up", metadata: ["error": "\(error)"])
             }
-            throw StoreError.diskFull(path: writer.path)
+            throw StoreError.diskFull(path: path)
         }
     }
 }

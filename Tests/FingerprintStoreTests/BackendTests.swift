@@ -33,6 +33,53 @@ struct BackendTests {
 
     static var engines: [StoreEngine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgresql] }
 
+    /// A fresh store on `engine`: in memory on SQLite, a schema of its own on the test PostgreSQL.
+    static func store(_ engine: StoreEngine) throws -> FingerprintStore {
+        switch engine {
+        case .sqlite:
+            return try FingerprintStore.inMemory(logger: logger)
+        case .postgresql:
+            guard let postgres = try backend(.postgresql) as? PostgresBackend else { throw StoreError.invalidInput("not a PostgreSQL backend") }
+            return try FingerprintStore(postgres: postgres, logger: logger)
+        }
+    }
+
+    @Test("API keys on both engines: created with a token shown once, listed, revoked once, and what authentication reads", arguments: engines)
+    func apiKeys(engine: StoreEngine) async throws {
+        // Given a fresh store with no key
+        let store = try Self.store(engine)
+        #expect(try await store.authenticationState().anyKeyCreated == false)
+        // When two keys are created
+        let app = try store.createKey(name: "app", scope: .locate)
+        let ops = try store.createKey(name: "ops", scope: .admin)
+        // Then they are listed as created, to the millisecond, and only their hashes are kept
+        #expect(try store.keys() == [app.key, ops.key])
+        #expect(try store.activeKeyHashes() == [FingerprintStore.hash(token: app.token): .locate, FingerprintStore.hash(token: ops.token): .admin])
+        // When one is revoked
+        let revoked = try store.revokeKey(id: app.key.id)
+        // Then it is listed as revoked, no longer authenticates, and cannot be revoked again; an unknown id is refused
+        let listed = try store.keys()
+        #expect(revoked.revokedAt != nil && listed.first == revoked)
+        let state = try await store.authenticationState()
+        #expect(state.anyKeyCreated && state.active == [FingerprintStore.hash(token: ops.token): .admin])
+        #expect(throws: StoreError.conflict("API key \(app.key.id) is already revoked")) { try store.revokeKey(id: app.key.id) }
+        #expect(throws: StoreError.invalidInput("there is no API key 999")) { try store.revokeKey(id: 999) }
+        #expect(throws: StoreError.invalidInput("a key needs a name")) { try store.createKey(name: " ", scope: .admin) }
+    }
+
+    @Test("dates are stored as GRDB writes them, to the millisecond, and read back the same")
+    func dates() throws {
+        // Given a date with a fraction of a second
+        let date = Date(timeIntervalSince1970: 1_795_000_000.123)
+        // Then it is GRDB's UTC text, and it reads back to the millisecond, with or without a fraction
+        #expect(SQLValue(date) == .text("2026-11-18 11:06:40.123"))
+        let row = SQLRow(columns: ["at", "plain"], values: [SQLValue(date), .text("2026-11-18 11:06:40")])
+        #expect(try row.date("at") == SQLValue.storedPrecision(date))
+        #expect(try row.date("plain").timeIntervalSince1970 == 1_795_000_000)
+        let grdb = try DatabaseQueue().read { db in try DatabaseValue.fetchOne(db, sql: "SELECT ?", arguments: [date]) }
+        #expect(SQLValue(date) == grdb.map { SQLValue($0) })
+    }
+
     @Test("both engines know the same migrations, by name, in the same order")
     func sameMigrations() {
         #expect(PostgresMigrations.migrations.map(\.identifier) == StoreMigrations.migrator.migrations)

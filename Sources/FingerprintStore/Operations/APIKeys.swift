@@ -1,6 +1,5 @@
 import Crypto
 public import Foundation
-import GRDB
 
 /// What a bearer API key may do.
 public enum APIKeyScope: String, Codable, Hashable, Sendable, CaseIterable {
@@ -33,25 +32,19 @@ public struct CreatedAPIKey: Hashable, Sendable, Codable {
     public var token: String
 }
 
-struct APIKeyRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "apiKey"
-    var id: Int64?
-    var name: String
-    var scope: APIKeyScope
-    var tokenHash: String
-    var tokenPrefix: String
-    var createdAt: Date
-    var revokedAt: Date?
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+extension APIKeyInfo {
+    /// A key from its row; a scope this build does not know is an error that names it, never a guess.
+    init(_ row: SQLRow) throws(StoreError) {
+        let scopeName = try row.text("scope")
+        guard let scope = APIKeyScope(rawValue: scopeName) else {
+            throw .invalidInput("API key \(try row.integer("id")) has the scope '\(scopeName)', which this build does not know (locate or admin)")
+        }
+        self.init(
+            id: try row.integer("id"), name: try row.text("name"), scope: scope, prefix: try row.text("tokenPrefix"),
+            createdAt: try row.date("createdAt"), revokedAt: try row.optionalDate("revokedAt"))
     }
 
-    var info: APIKeyInfo {
-        APIKeyInfo(
-            id: id!, name: name, scope: scope, prefix: tokenPrefix, createdAt: createdAt,
-            revokedAt: revokedAt)
-    }
+    static let columns = "id, name, scope, tokenPrefix, createdAt, revokedAt"
 }
 
 extension FingerprintStore {
@@ -77,42 +70,51 @@ extension FingerprintStore {
         let token = "bfx_" + Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        var record = APIKeyRecord(
-            id: nil, name: name, scope: scope, tokenHash: Self.hash(token: token),
-            tokenPrefix: String(token.prefix(10)), createdAt: Date(), revokedAt: nil)
-        try write { db in try record.insert(db) }
-        logger.debug("api key created", metadata: ["key.id": "\(record.id!)", "key.scope": "\(scope.rawValue)"])
-        return CreatedAPIKey(key: record.info, token: token)
+        // Stored to the millisecond, as the engines keep it, so the answer equals what a later read gives.
+        let now = SQLValue.storedPrecision(Date())
+        let prefix = String(token.prefix(10))
+        let id = try sqlWrite { transaction -> Int64 in
+            let inserted = try transaction.rows(
+                "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                [.text(name), .text(scope.rawValue), .text(Self.hash(token: token)), .text(prefix), SQLValue(now)])
+            return try inserted.first?.integer("id") ?? { throw StoreError.invalidInput("the new API key was not given an id") }()
+        }
+        logger.debug("api key created", metadata: ["key.id": "\(id)", "key.scope": "\(scope.rawValue)"])
+        return CreatedAPIKey(key: APIKeyInfo(id: id, name: name, scope: scope, prefix: prefix, createdAt: now, revokedAt: nil), token: token)
     }
 
     /// Every key, revoked ones included, by id.
     public func keys() throws -> [APIKeyInfo] {
-        try writer.read { db in try APIKeyRecord.order(Column("id")).fetchAll(db).map(\.info) }
+        try sqlRead { transaction in
+            try transaction.rows("SELECT \(APIKeyInfo.columns) FROM apiKey ORDER BY id", []).map { row throws(StoreError) in try APIKeyInfo(row) }
+        }
     }
 
     /// Revokes a key by id; revoking twice is an error.
     public func revokeKey(id: Int64) throws -> APIKeyInfo {
-        try write { db in
-            guard var record = try APIKeyRecord.fetchOne(db, key: id) else {
+        try sqlWrite { transaction in
+            guard let row = try transaction.rows("SELECT \(APIKeyInfo.columns) FROM apiKey WHERE id = ?", [.integer(id)]).first else {
                 throw StoreError.invalidInput("there is no API key \(id)")
             }
-            guard record.revokedAt == nil else { throw StoreError.conflict("API key \(id) is already revoked") }
-            record.revokedAt = Date()
-            try record.update(db)
-            return record.info
+            var key = try APIKeyInfo(row)
+            guard key.revokedAt == nil else { throw StoreError.conflict("API key \(id) is already revoked") }
+            let now = SQLValue.storedPrecision(Date())
+            try transaction.execute("UPDATE apiKey SET revokedAt = ? WHERE id = ?", [SQLValue(now), .integer(id)])
+            key.revokedAt = now
+            return key
         }
     }
 
     /// The scopes of the active keys by token hash: what the daemon caches to authenticate requests
     /// without touching the database on each one.
     public func activeKeyHashes() throws -> [String: APIKeyScope] {
-        try writer.read(Self.activeKeyHashes)
+        try sqlRead(Self.activeKeyHashes)
     }
 
-    private static func activeKeyHashes(_ db: Database) throws -> [String: APIKeyScope] {
+    private static func activeKeyHashes(_ transaction: any SQLTransaction) throws -> [String: APIKeyScope] {
         var keys: [String: APIKeyScope] = [:]
-        for record in try APIKeyRecord.filter(Column("revokedAt") == nil).fetchAll(db) {
-            keys[record.tokenHash] = record.scope
+        for row in try transaction.rows("SELECT \(APIKeyInfo.columns), tokenHash FROM apiKey WHERE revokedAt IS NULL", []) {
+            keys[try row.text("tokenHash")] = try APIKeyInfo(row).scope
         }
         return keys
     }
@@ -120,8 +122,9 @@ extension FingerprintStore {
     /// What authentication needs, in one read transaction that does not block a thread of Swift's
     /// concurrency pool: whether any key was ever created, and the scopes of the active keys by token hash.
     public func authenticationState() async throws -> (anyKeyCreated: Bool, active: [String: APIKeyScope]) {
-        try await writer.read { db in
-            (try APIKeyRecord.fetchCount(db) > 0, try Self.activeKeyHashes(db))
+        try await sqlRead { transaction in
+            let count = try transaction.rows("SELECT COUNT(*) AS keys FROM apiKey", []).first?.integer("keys") ?? 0
+            return (count > 0, try Self.activeKeyHashes(transaction))
         }
     }
 }
