@@ -67,6 +67,41 @@ struct BackendTests {
         #expect(throws: StoreError.invalidInput("a key needs a name")) { try store.createKey(name: " ", scope: .admin) }
     }
 
+    @Test("the venue listing, revisions and readiness that the daemon polls read the same on both engines", arguments: engines)
+    func venueListing(engine: StoreEngine) async throws {
+        // Given a store with two venues written through the seam, one with a floor, a beacon per status and a spot
+        let store = try Self.store(engine)
+        // (the synchronous reads, as the survey CLI calls them)
+        let synchronousReads = { () throws -> ([VenueSummary], [String: Int]) in (try store.venues(), try store.revisions()) }
+        let (none, noRevisions) = try synchronousReads()
+        #expect(none.isEmpty && noRevisions.isEmpty)
+        let reachable = await store.isReachable()
+        #expect(reachable)
+        let updated = SQLValue.storedPrecision(Date(timeIntervalSince1970: 1_795_000_000.5))
+        try store.sqlWrite { transaction in
+            for (id, revision) in [("hall", 4), ("annex", 1)] {
+                try transaction.execute(
+                    "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?)",
+                    [.text(id), .text(id.capitalized), .integer(Int64(revision)), SQLValue(updated), SQLValue(updated)])
+            }
+            try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
+            for (minor, status) in [(1, "active"), (2, "retired")] {
+                try transaction.execute(
+                    "INSERT INTO beacon (venueId, uuid, major, minor, status) VALUES ('hall', 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', 1, ?, ?)",
+                    [.integer(Int64(minor)), .text(status)])
+            }
+            try transaction.execute("INSERT INTO spot (venueId, name, x, y, floor) VALUES ('hall', 'a', 0, 0, 0)")
+        }
+        // When the daemon lists them (on its async path) and polls the revisions
+        let venues = try await store.venues()
+        let revisions = try await store.revisions()
+        // Then both engines answer the same: by id, active beacons only, the dates as written
+        #expect(venues.map(\.id) == ["annex", "hall"])
+        #expect(venues[1].floors == 1 && venues[1].activeBeacons == 1 && venues[1].spots == 1 && venues[1].fingerprints == 0)
+        #expect(venues[1].updatedAt == updated && venues[1].revision == 4)
+        #expect(revisions == ["hall": 4, "annex": 1])
+    }
+
     @Test("dates are stored as GRDB writes them, to the millisecond, and read back the same")
     func dates() throws {
         // Given a date with a fraction of a second

@@ -197,30 +197,29 @@ extension FingerprintStore {
 
     /// Every venue, by id.
     public func venues() throws -> [VenueSummary] {
-        try writer.read(Self.venueSummaries)
+        try sqlRead(Self.venueSummaries)
     }
 
     /// ``venues()`` without blocking a thread of Swift's concurrency pool (the daemon's call).
     public func venues() async throws -> [VenueSummary] {
-        try await writer.read(Self.venueSummaries)
+        try await sqlRead { try Self.venueSummaries($0) }
     }
 
-    private static func venueSummaries(_ db: Database) throws -> [VenueSummary] {
-        do {
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT v.id, v.name, v.revision, v.updatedAt,
-                  (SELECT COUNT(*) FROM floor f WHERE f.venueId = v.id) AS floors,
-                  (SELECT COUNT(*) FROM beacon b WHERE b.venueId = v.id AND b.status = 'active') AS beacons,
-                  (SELECT COUNT(*) FROM spot s WHERE s.venueId = v.id) AS spots,
-                  (SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = v.id) AS fingerprints
-                FROM venue v ORDER BY v.id
-                """)
-            return rows.map { row in
-                VenueSummary(
-                    id: row["id"], name: row["name"], revision: row["revision"], floors: row["floors"],
-                    activeBeacons: row["beacons"], spots: row["spots"], fingerprints: row["fingerprints"],
-                    updatedAt: row["updatedAt"])
-            }
+    private static func venueSummaries(_ transaction: any SQLTransaction) throws -> [VenueSummary] {
+        let rows = try transaction.rows("""
+            SELECT v.id, v.name, v.revision, v.updatedAt,
+              (SELECT COUNT(*) FROM floor f WHERE f.venueId = v.id) AS floors,
+              (SELECT COUNT(*) FROM beacon b WHERE b.venueId = v.id AND b.status = 'active') AS beacons,
+              (SELECT COUNT(*) FROM spot s WHERE s.venueId = v.id) AS spots,
+              (SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = v.id) AS fingerprints
+            FROM venue v ORDER BY v.id
+            """, [])
+        return try rows.map { row in
+            VenueSummary(
+                id: try row.text("id"), name: try row.text("name"), revision: Int(try row.integer("revision")),
+                floors: Int(try row.integer("floors")), activeBeacons: Int(try row.integer("beacons")),
+                spots: Int(try row.integer("spots")), fingerprints: Int(try row.integer("fingerprints")),
+                updatedAt: try row.date("updatedAt"))
         }
     }
 
@@ -231,23 +230,25 @@ extension FingerprintStore {
 
     /// The current revision of every venue: what the daemon polls to notice changes.
     public func revisions() throws -> [String: Int] {
-        try writer.read(Self.revisions)
+        try sqlRead(Self.revisions)
     }
 
     /// ``revisions()`` without blocking a thread of Swift's concurrency pool (the daemon's call).
     public func revisions() async throws -> [String: Int] {
-        try await writer.read(Self.revisions)
+        try await sqlRead { try Self.revisions($0) }
     }
 
-    private static func revisions(_ db: Database) throws -> [String: Int] {
-        try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, revision FROM venue").map {
-            ($0["id"] as String, $0["revision"] as Int)
-        })
+    private static func revisions(_ transaction: any SQLTransaction) throws -> [String: Int] {
+        var revisions: [String: Int] = [:]
+        for row in try transaction.rows("SELECT id, revision FROM venue", []) {
+            revisions[try row.text("id")] = Int(try row.integer("revision"))
+        }
+        return revisions
     }
 
     /// Whether the database answers a query: the daemon's readiness check.
     public func isReachable() async -> Bool {
-        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) != nil
+        (try? await sqlRead { try $0.rows("SELECT 1 AS one", []) }) != nil
     }
 
     /// The venue's row, or ``StoreError/unknownVenue(_:)``: the existence check of every operation.
