@@ -102,6 +102,30 @@ struct BackendTests {
         #expect(revisions == ["hall": 4, "annex": 1])
     }
 
+    @Test("a tuning is saved at the survey's revision, bumps it, reads back whole, and is refused when the venue moved on", arguments: engines)
+    func tuning(engine: StoreEngine) throws {
+        // Given a tuning of the fixture hall (tuned on SQLite) and a store on `engine` holding the venue at revision 2
+        let (_, survey) = try TuningStoreTests.recorded()
+        let result = try TuningStoreTests.tune(survey)
+        let store = try Self.store(engine)
+        try store.sqlWrite { transaction in
+            try transaction.execute(
+                "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 2, ?, ?)",
+                [SQLValue(Date()), SQLValue(Date())])
+        }
+        #expect(try store.tuning(of: "hall") == nil)
+        #expect(throws: StoreError.unknownVenue("atlantis")) { try store.tuning(of: "atlantis") }
+        // When it is saved for revision 2
+        let saved = try store.saveTuning(result, of: "hall", surveyRevision: 2, seconds: 1.5)
+        // Then it bumped the revision, and reads back equal to what was saved
+        let revisions: [String: Int] = try store.revisions()
+        #expect(saved.revision == 3 && revisions["hall"] == 3)
+        #expect(try store.tuning(of: "hall") == saved)
+        // And a tuning of the survey as it was at revision 2 is refused now, and nothing changes
+        #expect(throws: StoreError.self) { try store.saveTuning(result, of: "hall", surveyRevision: 2, seconds: 1) }
+        #expect(try store.tuning(of: "hall") == saved)
+    }
+
     @Test("dates are stored as GRDB writes them, to the millisecond, and read back the same")
     func dates() throws {
         // Given a date with a fraction of a second

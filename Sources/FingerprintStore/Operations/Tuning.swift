@@ -28,22 +28,23 @@ extension FingerprintStore {
         encoder.outputFormatting = [.sortedKeys]
         let configuration = String(decoding: try encoder.encode(result.configuration), as: UTF8.self)
         let report = String(decoding: try encoder.encode(result), as: UTF8.self)
-        let stored = try write { db -> StoredTuning in
-            let current = try revision(of: venueID, db)
+        let stored = try sqlWrite { transaction -> StoredTuning in
+            let current = try revision(of: venueID, transaction)
             guard current == surveyRevision else {
                 throw StoreError.conflict(
                     "venue '\(venueID)' changed while it was being tuned (revision \(surveyRevision) became \(current)); tune it again")
             }
-            try bumpRevision(of: venueID, db)
-            let revision = try revision(of: venueID, db)
-            try db.execute(
-                sql: """
-                    INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(venueId) DO UPDATE SET revision = excluded.revision, configuration = excluded.configuration,
-                    report = excluded.report, tunedAt = excluded.tunedAt, seconds = excluded.seconds
-                    """,
-                arguments: [venueID, revision, configuration, report, now, seconds])
-            return StoredTuning(venue: venueID, revision: revision, result: result, tunedAt: now, seconds: seconds)
+            try bumpRevision(of: venueID, transaction)
+            let revision = try revision(of: venueID, transaction)
+            let tunedAt = SQLValue.storedPrecision(now)
+            try transaction.execute(
+                """
+                INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(venueId) DO UPDATE SET revision = excluded.revision, configuration = excluded.configuration,
+                report = excluded.report, tunedAt = excluded.tunedAt, seconds = excluded.seconds
+                """,
+                [.text(venueID), .integer(Int64(revision)), .text(configuration), .text(report), SQLValue(tunedAt), .real(seconds)])
+            return StoredTuning(venue: venueID, revision: revision, result: result, tunedAt: tunedAt, seconds: seconds)
         }
         logger.debug("venue tuned", metadata: ["venue.id": "\(venueID)", "venue.revision": "\(stored.revision)"])
         return stored
@@ -51,20 +52,29 @@ extension FingerprintStore {
 
     /// The stored tuning of `venueID`, nil when it was never tuned.
     public func tuning(of venueID: String) throws -> StoredTuning? {
-        try writer.read { db in
-            _ = try venueRecord(venueID, db)
-            return try tuning(of: venueID, db)
+        try sqlRead { transaction in
+            _ = try revision(of: venueID, transaction)
+            return try tuning(of: venueID, transaction)
         }
     }
 
     func tuning(of venueID: String, _ db: Database) throws -> StoredTuning? {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT revision, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", arguments: [venueID])
+        try tuning(of: venueID, SQLiteTransaction(db: db))
+    }
+
+    /// The stored tuning through the SQL seam, inside the caller's transaction.
+    func tuning(of venueID: String, _ transaction: any SQLTransaction) throws -> StoredTuning? {
+        guard let row = try transaction.rows(
+            "SELECT revision, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(venueID)]).first
         else { return nil }
-        let report: String = row["report"]
+        let report = try row.text("report")
         do {
             let result = try JSONDecoder().decode(TuningResult.self, from: Data(report.utf8))
-            return StoredTuning(venue: venueID, revision: row["revision"], result: result, tunedAt: row["tunedAt"], seconds: row["seconds"])
+            return StoredTuning(
+                venue: venueID, revision: Int(try row.integer("revision")), result: result, tunedAt: try row.date("tunedAt"),
+                seconds: try row.real("seconds"))
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError.invalidInput(
                 "the stored tuning of venue '\(venueID)' cannot be read (\(error)); run 'survey tune --venue \(venueID)' again")

@@ -279,16 +279,25 @@ extension FingerprintStore {
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.
     func bumpRevision(of venue: String, _ db: Database) throws {
-        try db.execute(
-            sql: "UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", arguments: [Date(), venue])
+        try bumpRevision(of: venue, SQLiteTransaction(db: db))
+    }
+
+    /// ``bumpRevision(of:_:)-(_,Database)`` through the SQL seam.
+    func bumpRevision(of venue: String, _ transaction: any SQLTransaction) throws {
+        try transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", [SQLValue(Date()), .text(venue)])
     }
 
     /// The venue's current revision.
     func revision(of venue: String, _ db: Database) throws -> Int {
-        guard let revision = try Int.fetchOne(db, sql: "SELECT revision FROM venue WHERE id = ?", arguments: [venue]) else {
+        try revision(of: venue, SQLiteTransaction(db: db))
+    }
+
+    /// The revision of `venue` through the SQL seam; ``StoreError/unknownVenue(_:)`` when there is none.
+    func revision(of venue: String, _ transaction: any SQLTransaction) throws -> Int {
+        guard let row = try transaction.rows("SELECT revision FROM venue WHERE id = ?", [.text(venue)]).first else {
             throw StoreError.unknownVenue(venue)
         }
-        return revision
+        return Int(try row.integer("revision"))
     }
 }
 
