@@ -140,6 +140,8 @@ public struct ZoneLayout: Hashable, Sendable {
     /// The drawn zones of each floor, and their names.
     private let areasByFloor: [Int: [ZoneArea]]
     private let drawnNamesByFloor: [Int: Set<String>]
+    /// The floors that have a spot or a drawn zone: where a position can have a zone at all.
+    private let zonedFloors: Set<Int>
 
     /// - Parameters:
     ///   - spots: the venue's spots as defined; a spot's own zone wins over the polygon it stands in.
@@ -149,6 +151,7 @@ public struct ZoneLayout: Hashable, Sendable {
         self.areas = areas
         self.areasByFloor = byFloor
         self.drawnNamesByFloor = byFloor.mapValues { Set($0.map(\.name)) }
+        self.zonedFloors = Set(spots.map(\.floor)).union(byFloor.keys)
         self.spots = spots.map { spot in
             guard spot.zone == nil, let area = byFloor[spot.floor]?.first(where: { $0.contains(x: spot.x, y: spot.y) })
             else { return spot }
@@ -160,11 +163,20 @@ public struct ZoneLayout: Hashable, Sendable {
 
     /// The zone (`x`, `y`) on `floor` lies in, without hysteresis: what one located scan says.
     public func zone(atX x: Double, y: Double, floor: Int) -> String? {
+        zone(atX: x, y: y, floor: floor, nearest: spots.nearest(toX: x, y: y, floor: floor))
+    }
+
+    /// ``zone(atX:y:floor:)`` for a caller that already found the nearest of ``spots`` on the floor (the
+    /// tracker does, to name the position's spot), so the spots are not searched twice per sample.
+    func zone(atX x: Double, y: Double, floor: Int, nearest: Spot?) -> String? {
         let areas = areasByFloor[floor] ?? []
         if let area = areas.first(where: { $0.contains(x: x, y: y) }) { return area.name }
-        guard let nearest = spots.nearest(toX: x, y: y, floor: floor), let zone = nearest.zone else { return nil }
+        guard let zone = nearest?.zone else { return nil }
         return areas.contains { $0.name == zone } ? nil : zone
     }
+
+    /// Whether `floor` has a spot or a drawn zone.
+    func hasZones(onFloor floor: Int) -> Bool { zonedFloors.contains(floor) }
 
     /// How clearly (`x`, `y`) on `floor` lies in `challenger` rather than in `current`, in metres: what
     /// ``ZoneHysteresis`` compares with its margin.

@@ -125,11 +125,13 @@ public struct DeviceTracker: Sendable {
             if let smoothedAt, sample.time - smoothedAt > configuration.silenceReset { smoother.reset() }
             smoothedAt = max(smoothedAt ?? sample.time, sample.time)
             var smoothed = bounded(smoother.smooth(measured, at: sample.time), in: map)
-            if let nearest = map.spots.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor) {
+            let nearest = map.spots.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor)
+            let zone = map.zones.zone(atX: smoothed.x, y: smoothed.y, floor: smoothed.floor, nearest: nearest)
+            if let nearest {
                 smoothed.spot = nearest.name
-                smoothed.zone = map.zones.zone(atX: smoothed.x, y: smoothed.y, floor: smoothed.floor)
+                smoothed.zone = zone
             }
-            events = zones.update(x: smoothed.x, y: smoothed.y, floor: smoothed.floor, zones: map.zones, time: sample.time)
+            events = zones.update(x: smoothed.x, y: smoothed.y, floor: smoothed.floor, zone: zone, zones: map.zones, time: sample.time)
             position = smoothed
         }
         let update = TrackingUpdate(
@@ -154,7 +156,7 @@ public struct DeviceTracker: Sendable {
         (moved.x, moved.y) = extent.clamped(x: position.x, y: position.y)
         if let nearest = map.spots.nearest(toX: moved.x, y: moved.y, floor: moved.floor) {
             moved.spot = nearest.name
-            moved.zone = map.zones.zone(atX: moved.x, y: moved.y, floor: moved.floor)
+            moved.zone = map.zones.zone(atX: moved.x, y: moved.y, floor: moved.floor, nearest: nearest)
         }
         return moved
     }

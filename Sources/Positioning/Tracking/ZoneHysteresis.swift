@@ -40,9 +40,13 @@ public struct ZoneHysteresis: Sendable, Hashable {
 
     /// Feeds a position and returns the events it causes (none, or an exit and/or an enter).
     public mutating func update(x: Double, y: Double, floor: Int, zones: ZoneLayout, time: Double) -> [ZoneEvent] {
-        guard zones.spots.contains(where: { $0.floor == floor }) || zones.areas.contains(where: { $0.floor == floor })
-        else { return [] }
-        let candidate = zones.zone(atX: x, y: y, floor: floor)
+        update(x: x, y: y, floor: floor, zone: zones.zone(atX: x, y: y, floor: floor), zones: zones, time: time)
+    }
+
+    /// ``update(x:y:floor:zones:time:)`` with the position's zone already decided by the caller
+    /// (``ZoneLayout/zone(atX:y:floor:)``), as the tracker has it.
+    mutating func update(x: Double, y: Double, floor: Int, zone candidate: String?, zones: ZoneLayout, time: Double) -> [ZoneEvent] {
+        guard zones.hasZones(onFloor: floor) else { return [] }
         guard candidate != currentZone, zones.lead(of: candidate, over: currentZone, atX: x, y: y, floor: floor) >= margin else {
             streak = 0
             challenger = nil
