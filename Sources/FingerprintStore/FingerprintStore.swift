@@ -62,6 +62,36 @@ public final class FingerprintStore: Sendable {
     }
 
 
+    /// Opens the store named by `location`: a PostgreSQL URL (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
+    /// migrated to this build's schema), or a file path (``open(path:logger:)``, created if needed).
+    ///
+    /// - Throws: ``StoreError/cannotConnect(location:reason:)`` when PostgreSQL cannot be reached,
+    ///   ``StoreError/invalidInput(_:)`` for a malformed URL, and the errors of ``open(path:logger:)``.
+    public static func open(location: String, logger: Logger) throws -> FingerprintStore {
+        if let url = try PostgresLocation(url: location) {
+            return try FingerprintStore(postgres: PostgresBackend(url: url, logger: logger), logger: logger)
+        }
+        return try open(path: location, logger: logger)
+    }
+
+    /// Opens the store named by `location` for a process that only reads it (positiond): a PostgreSQL URL,
+    /// or a file path opened by ``openForReading(path:logger:)``.
+    public static func openForReading(location: String, logger: Logger) throws -> FingerprintStore {
+        if let url = try PostgresLocation(url: location) {
+            return try FingerprintStore(postgres: PostgresBackend(url: url, logger: logger), logger: logger)
+        }
+        return try openForReading(path: location, logger: logger)
+    }
+
+    /// Whether `location` names a PostgreSQL store rather than a file (without connecting).
+    public static func isServer(location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
+    /// Whether this store is shared by several processes on a database server (PostgreSQL), whose changes
+    /// arrive as notifications, rather than one SQLite file.
+    public var isShared: Bool { backend.engine == .postgresql }
+
     /// Opens (creating if needed) the database file at `path` as a WAL-mode `DatabasePool`.
     public static func open(path: String, logger: Logger) throws -> FingerprintStore {
         let pool = try opening(path) { try DatabasePool(path: path, configuration: Self.configuration) }

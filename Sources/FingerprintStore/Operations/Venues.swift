@@ -285,6 +285,11 @@ extension FingerprintStore {
     /// ``bumpRevision(of:_:)-(_,Database)`` through the SQL seam.
     func bumpRevision(of venue: String, _ transaction: any SQLTransaction) throws {
         try transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", [SQLValue(Date()), .text(venue)])
+        // PostgreSQL delivers the notification when the transaction commits (never for a rollback): the
+        // replicas listening on the channel reload the venue instead of polling.
+        if transaction.engine == .postgresql {
+            try transaction.execute("SELECT pg_notify(?, ?)", [.text(StoreChannels.revisions), .text(venue)])
+        }
     }
 
     /// The venue's current revision.
