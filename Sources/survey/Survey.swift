@@ -5,7 +5,7 @@ import ArgumentParser
 struct Survey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "survey",
-        abstract: "Build, check and maintain beaconfix's fingerprint survey (one SQLite file).",
+        abstract: "Build, check and maintain beaconfix's fingerprint survey (a SQLite file, or a cluster's PostgreSQL).",
         discussion: """
             Typical session: import a venue definition, record the survey walk, evaluate it, then serve it \
             with positiond:
@@ -16,6 +16,6 @@ struct Survey: AsyncParsableCommand {
             """,
         subcommands: [
             Venue.self, Record.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
-            ReplaceBeacon.self, Tune.self, Simulate.self, Key.self, Map.self,
+            ReplaceBeacon.self, Tune.self, Simulate.self, Key.self, Map.self, Copy.self,
         ])
 }

@@ -2,6 +2,8 @@
 import Foundation
 import GRDB
 import Logging
+import Positioning
+import ScanFormats
 import Testing
 
 /// The store's two engines behind one seam: SQLite (GRDB) and PostgreSQL (postgres-nio), each real. The
@@ -105,7 +107,7 @@ struct BackendTests {
     @Test("a tuning is saved at the survey's revision, bumps it, reads back whole, and is refused when the venue moved on", arguments: engines)
     func tuning(engine: StoreEngine) throws {
         // Given a tuning of the fixture hall (tuned on SQLite) and a store on `engine` holding the venue at revision 2
-        let (_, survey) = try TuningStoreTests.recorded()
+        let (_, survey) = try TuningStoreTests.recorded(.sqlite)
         let result = try TuningStoreTests.tune(survey)
         let store = try Self.store(engine)
         try store.sqlWrite { transaction in
@@ -254,5 +256,43 @@ struct BackendTests {
     func numbering() {
         #expect(PostgresTransaction.numberingParameters("SELECT ? , '?', \"a?\" FROM t WHERE x = ? AND y = ?")
             == "SELECT $1 , '?', \"a?\" FROM t WHERE x = $2 AND y = $3")
+    }
+
+    /// Every pair of engines, for copies between them.
+    static var enginePairs: [(StoreEngine, StoreEngine)] { engines.flatMap { source in engines.map { (source, $0) } } }
+
+    @Test("a copy between any two engines reproduces the venue, its plans, zones, fingerprints and tuning exactly; a second copy writes nothing", arguments: enginePairs)
+    func copy(from sourceEngine: StoreEngine, to targetEngine: StoreEngine) throws {
+        // Given a recorded, tuned hall with a retired beacon, a zone polygon and a floor plan on the source engine
+        let source = try Self.store(sourceEngine)
+        var venue = StoreFixtures.venue
+        venue.zones = [ZoneArea(name: "west", floor: 0, polygon: [.init(x: -1, y: -1), .init(x: 6, y: -1), .init(x: 6, y: 1), .init(x: -1, y: 1)])]
+        _ = try source.importVenue(venue)
+        let placement = FloorPlanPlacement(image: "ground.svg", topLeft: .init(x: 0, y: 10), bottomRight: .init(x: 12, y: 0))
+        let image = FloorPlanImage(data: Data("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 120 100'/>".utf8), mediaType: .svg)
+        try source.setFloorPlan(venue: "hall", level: 0, placement: placement, image: image)
+        _ = try source.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        _ = try source.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(3), new: nil), scale: PositioningConfiguration.defaultScale)
+        let (_, survey) = try TuningStoreTests.recorded(.sqlite)
+        _ = try source.saveTuning(try TuningStoreTests.tune(survey), of: "hall", surveyRevision: try source.venue("hall").revision, seconds: 2)
+        // When it is copied to a fresh store on the target engine
+        let target = try Self.store(targetEngine)
+        let summaries = try target.copyVenues(nil, from: source)
+        // Then the target holds the same venue, plans, fingerprints and tuning, the tuning current at its revision
+        #expect(summaries.map(\.venue) == ["hall"] && summaries[0].fingerprints == 6 && summaries[0].floorPlans == 1 && summaries[0].tuned)
+        let (copied, original) = (try target.venue("hall"), try source.venue("hall"))
+        #expect(copied.definition(includingRetired: true) == original.definition(includingRetired: true))
+        #expect(copied.zoneAreas == original.zoneAreas && copied.beacons == original.beacons)
+        #expect(try target.floorPlans(of: "hall") == source.floorPlans(of: "hall"))
+        #expect(try target.exportFingerprints(of: "hall") == source.exportFingerprints(of: "hall"))
+        let tuning = try #require(try target.tuning(of: "hall"))
+        #expect(tuning.result == (try source.tuning(of: "hall"))?.result && tuning.revision == copied.revision && copied.revision == summaries[0].revision)
+        // And copying again is refused, leaving the target as it was
+        let before = try StoreFixtures.snapshot(target)
+        #expect(throws: StoreError.conflict("venue 'hall' already has fingerprints; import into a fresh database or another --db")) {
+            try target.copyVenues(["hall"], from: source)
+        }
+        #expect(try StoreFixtures.snapshot(target) == before)
+        #expect(throws: StoreError.unknownVenue("atlantis")) { try target.copyVenues(["atlantis"], from: source) }
     }
 }

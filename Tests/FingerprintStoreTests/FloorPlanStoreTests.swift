@@ -1,4 +1,4 @@
-import FingerprintStore
+@testable import FingerprintStore
 import Foundation
 import Positioning
 import ScanFormats
@@ -15,10 +15,10 @@ struct FloorPlanStoreTests {
         return venue
     }
 
-    @Test("a plan imported with its venue is stored byte for byte with its placement")
-    func imported() async throws {
+    @Test("a plan imported with its venue is stored byte for byte with its placement", arguments: BackendTests.engines)
+    func imported(engine: StoreEngine) async throws {
         // Given a venue whose ground floor has a plan
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         let summary = try store.importVenue(Self.plannedVenue, plans: [0: Self.svg])
         // Then the image and the placement come back exactly
         #expect(summary.plansSet == 1)
@@ -31,10 +31,10 @@ struct FloorPlanStoreTests {
         #expect(again.plansSet == 0 && !again.changedPositioning)
     }
 
-    @Test("setting a plan replaces it and bumps the revision; an unknown floor or venue, or a bad placement, is refused and nothing changes")
-    func setPlan() throws {
+    @Test("setting a plan replaces it and bumps the revision; an unknown floor or venue, or a bad placement, is refused and nothing changes", arguments: BackendTests.engines)
+    func setPlan(engine: StoreEngine) throws {
         // Given the venue with its plan
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(Self.plannedVenue, plans: [0: Self.svg])
         let revision = try store.venue("hall").revision
         // When another image is set with another placement
@@ -57,20 +57,20 @@ struct FloorPlanStoreTests {
         #expect(try store.venue("hall").revision == after)
     }
 
-    @Test("a plan without its image is refused with the floor named, and nothing is written")
-    func missingImage() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("a plan without its image is refused with the floor named, and nothing is written", arguments: BackendTests.engines)
+    func missingImage(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         #expect(throws: StoreError.invalidInput("floor 0's plan names 'plans/ground.svg', but no image was given for it")) {
             try store.importVenue(Self.plannedVenue)
         }
         #expect(try store.venues().isEmpty)
     }
 
-    @Test("a plan placed by reference points is stored as given, with the corners its image's size puts it at; one whose size cannot be read is refused")
-    func referencePoints() throws {
+    @Test("a plan placed by reference points is stored as given, with the corners its image's size puts it at; one whose size cannot be read is refused", arguments: BackendTests.engines)
+    func referencePoints(engine: StoreEngine) throws {
         // Given the hall and its 40 × 24 px SVG, placed so that pixel (0, 24) lies at venue (0, 0) and pixel
         // (40, 24) at (0, 20): turned a quarter anticlockwise, half a metre a pixel
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         let placement = FloorPlanPlacement(image: "plans/floor-0.svg", anchoring: .referencePoints(
             .init(pixel: .init(x: 0, y: 24), venue: .init(x: 0, y: 0)), .init(pixel: .init(x: 40, y: 24), venue: .init(x: 0, y: 20))))

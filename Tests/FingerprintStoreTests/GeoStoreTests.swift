@@ -1,4 +1,4 @@
-import FingerprintStore
+@testable import FingerprintStore
 import Foundation
 import Positioning
 import ScanFormats
@@ -14,10 +14,10 @@ struct GeoStoreTests {
         return venue
     }
 
-    @Test("an anchor is stored, read back and written out in the definition")
-    func storedAndRead() throws {
+    @Test("an anchor is stored, read back and written out in the definition", arguments: BackendTests.engines)
+    func storedAndRead(engine: StoreEngine) throws {
         // Given a venue imported with an anchor
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(Self.anchoredVenue)
         // Then the venue and its definition carry it exactly
         #expect(try store.venue("hall").geo == Self.anchor)
@@ -29,10 +29,10 @@ struct GeoStoreTests {
         #expect(try store.venue("plain").geo == nil)
     }
 
-    @Test("re-importing without geo keeps the anchor; a different anchor bumps the revision")
-    func updates() throws {
+    @Test("re-importing without geo keeps the anchor; a different anchor bumps the revision", arguments: BackendTests.engines)
+    func updates(engine: StoreEngine) throws {
         // Given an anchored venue
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(Self.anchoredVenue)
         let revision = try store.venue("hall").revision
         // When its definition is imported again without geo
@@ -49,9 +49,9 @@ struct GeoStoreTests {
         #expect(try store.venue("hall").geo?.bearing == 12)
     }
 
-    @Test("an anchor off the globe is refused with the field named, and nothing is written")
-    func refused() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("an anchor off the globe is refused with the field named, and nothing is written", arguments: BackendTests.engines)
+    func refused(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         var venue = Self.anchoredVenue
         venue.geo = GeoAnchor(lat: 95, lon: 2.2945, bearing: 0)
         #expect(throws: StoreError.invalidVenue(problems: ["geo.lat is 95.0; expected degrees between -89 and 89"])) {

@@ -45,8 +45,8 @@ struct ReplacementTests {
     let newBeacon = try! BeaconID(parsing: "B9407F30-F5F8-466E-AFF9-25556B57FE6D:7:77")
 
     /// A store holding the p12 venue and survey, and the beacon seen at the most survey spots.
-    func surveyedStore() throws -> (FingerprintStore, BeaconID) {
-        let store = try FingerprintStore.inMemory()
+    func surveyedStore(_ engine: StoreEngine) throws -> (FingerprintStore, BeaconID) {
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(try UJI.venue())
         _ = try store.record(
             try UJI.lines("survey.jsonl").labelled, into: "uji-geo-p12",
@@ -84,10 +84,10 @@ struct ReplacementTests {
         return try #require(report.errors).mean
     }
 
-    @Test("a replaced beacon positions as well as the intact survey; removing it is the fallback")
-    func fourFigures() throws {
+    @Test("a replaced beacon positions as well as the intact survey; removing it is the fallback", arguments: BackendTests.engines)
+    func fourFigures(engine: StoreEngine) throws {
         // Given the p12 survey and its busiest beacon, swapped in the test walk for a new identity 6 dB louder
-        let (store, old) = try surveyedStore()
+        let (store, old) = try surveyedStore(engine)
         let test = try UJI.lines("test.jsonl")
         let modifiedTest = test.replacing(old, by: newBeacon, gain: 6)
         let calibration = try calibrationWalk(near: old, spots: 5).replacing(old, by: newBeacon, gain: 6)
@@ -123,9 +123,9 @@ struct ReplacementTests {
         #expect(replacement.revisionAfter == replacement.revisionBefore + 1)
     }
 
-    @Test("a calibration too thin to trust is refused, and --force overrides")
-    func thinCalibration() throws {
-        let (store, old) = try surveyedStore()
+    @Test("a calibration too thin to trust is refused, and --force overrides", arguments: BackendTests.engines)
+    func thinCalibration(engine: StoreEngine) throws {
+        let (store, old) = try surveyedStore(engine)
         let before = try StoreFixtures.snapshot(store)
         let thin = try calibrationWalk(near: old, spots: 2).replacing(old, by: newBeacon, gain: 6).labelled
         do {
@@ -144,10 +144,10 @@ struct ReplacementTests {
         #expect(forced.forced)
     }
 
-    @Test("undo restores the exact previous entries and bumps the revision again")
-    func undoRestoresExactly() throws {
+    @Test("undo restores the exact previous entries and bumps the revision again", arguments: BackendTests.engines)
+    func undoRestoresExactly(engine: StoreEngine) throws {
         // Given the surveyed store, snapshotted
-        let (store, old) = try surveyedStore()
+        let (store, old) = try surveyedStore(engine)
         let before = try StoreFixtures.snapshot(store).filter { !$0.hasPrefix("venue:") && !$0.hasPrefix("beacon:") }
         let beaconsBefore = try store.venue("uji-geo-p12").activeBeacons
         let revisionBefore = try store.revisions()["uji-geo-p12"]!
@@ -175,9 +175,9 @@ struct ReplacementTests {
         #expect(throws: StoreError.self) { try store.undoReplacement(replacement.id!, venue: "uji-geo-p12") }
     }
 
-    @Test("a dry run reports the replacement and writes nothing")
-    func dryRun() throws {
-        let (store, old) = try surveyedStore()
+    @Test("a dry run reports the replacement and writes nothing", arguments: BackendTests.engines)
+    func dryRun(engine: StoreEngine) throws {
+        let (store, old) = try surveyedStore(engine)
         let before = try StoreFixtures.snapshot(store)
         let report = try store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: newBeacon, dryRun: true), scale: configuration.builder.scale)
@@ -191,16 +191,16 @@ struct ReplacementTests {
 
 @Suite("Beacon replacement rules")
 struct ReplacementRuleTests {
-    func store() throws -> FingerprintStore {
-        let store = try FingerprintStore.inMemory()
+    func store(_ engine: StoreEngine) throws -> FingerprintStore {
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         return store
     }
 
-    @Test("unknown beacons, retired beacons and a new beacon the survey already saw are refused")
-    func refusals() throws {
-        let store = try store()
+    @Test("unknown beacons, retired beacons and a new beacon the survey already saw are refused", arguments: BackendTests.engines)
+    func refusals(engine: StoreEngine) throws {
+        let store = try store(engine)
         let scale = PositioningConfiguration.defaultScale
         let stranger = StoreFixtures.beacon(77)
         #expect(throws: StoreError.unknownBeacon(venue: "hall", beacon: stranger.description)) {
@@ -215,9 +215,9 @@ struct ReplacementRuleTests {
         }
     }
 
-    @Test("a later replacement of the same beacons must be undone first")
-    func undoOrder() throws {
-        let store = try store()
+    @Test("a later replacement of the same beacons must be undone first", arguments: BackendTests.engines)
+    func undoOrder(engine: StoreEngine) throws {
+        let store = try store(engine)
         let scale = PositioningConfiguration.defaultScale
         let first = try store.replaceBeacon(
             ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: StoreFixtures.beacon(11)), scale: scale)
@@ -229,9 +229,9 @@ struct ReplacementRuleTests {
         #expect(try store.venue("hall").activeBeacons.map(\.id) == (1...3).map(StoreFixtures.beacon))
     }
 
-    @Test("the new beacon inherits every entry of the old one, shifted by the offset, and matching uses it")
-    func inheritance() throws {
-        let store = try store()
+    @Test("the new beacon inherits every entry of the old one, shifted by the offset, and matching uses it", arguments: BackendTests.engines)
+    func inheritance(engine: StoreEngine) throws {
+        let store = try store(engine)
         let report = try store.replaceBeacon(
             ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(3), new: StoreFixtures.beacon(33)),
             scale: PositioningConfiguration.defaultScale)

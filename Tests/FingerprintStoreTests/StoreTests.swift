@@ -78,9 +78,9 @@ struct StoreTests {
         }
     }
 
-    @Test("importing a venue creates it; importing it again changes nothing; a change bumps the revision")
-    func venueImportAndRevisions() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("importing a venue creates it; importing it again changes nothing; a change bumps the revision", arguments: BackendTests.engines)
+    func venueImportAndRevisions(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         let created = try store.importVenue(StoreFixtures.venue)
         #expect(created.created)
         #expect(created.beaconsAdded == 3)
@@ -99,19 +99,19 @@ struct StoreTests {
         #expect(try store.revisions() == ["hall": 2])
     }
 
-    @Test("an invalid venue is refused with its problems and writes nothing")
-    func invalidVenue() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("an invalid venue is refused with its problems and writes nothing", arguments: BackendTests.engines)
+    func invalidVenue(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         var broken = StoreFixtures.venue
         broken.spots.append(Spot(name: "a", x: 1, y: 1, floor: 7))
         #expect(throws: StoreError.self) { try store.importVenue(broken) }
         #expect(try store.venues().isEmpty)
     }
 
-    @Test("recording stores one fingerprint per window, bumps the revision and reports coverage")
-    func recording() throws {
+    @Test("recording stores one fingerprint per window, bumps the revision and reports coverage", arguments: BackendTests.engines)
+    func recording(engine: StoreEngine) throws {
         // Given the hall
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         // When 18 samples (6 per spot) are recorded in windows of 3, with one empty scan and a stranger beacon
         var samples = StoreFixtures.survey
@@ -131,10 +131,10 @@ struct StoreTests {
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries.count == 3 })
     }
 
-    @Test("a second recording's coverage counts the spot's earlier fingerprints and its new ones")
-    func coverageAcrossRecordings() throws {
+    @Test("a second recording's coverage counts the spot's earlier fingerprints and its new ones", arguments: BackendTests.engines)
+    func coverageAcrossRecordings(engine: StoreEngine) throws {
         // Given the hall surveyed once (2 fingerprints of 3 beacons per spot)
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         // When spot "a" gets 2 more fingerprints, which hear only 2 beacons
@@ -168,14 +168,14 @@ struct StoreTests {
         }
     }
 
-    @Test("a log recorded chunk by chunk stores what the whole log at once stores", arguments: [1, 2, 5, 7])
-    func chunkedRecording(chunkSize: Int) throws {
+    @Test("a log recorded chunk by chunk stores what the whole log at once stores", arguments: BackendTests.engines, [1, 2, 5, 7])
+    func chunkedRecording(engine: StoreEngine, chunkSize: Int) throws {
         // Given the hall twice, and a log with an empty scan and an unknown beacon
         var samples = StoreFixtures.survey
         samples.insert(LabelledSample(sample: Sample(device: "phone", time: 5.5, readings: []), truth: GroundTruth(spot: "a", x: 0, y: 0, floor: 0)), at: 4)
         samples[8].sample.readings.append(Reading(beacon: StoreFixtures.beacon(42), rssi: -80))
-        let whole = try FingerprintStore.inMemory()
-        let chunked = try FingerprintStore.inMemory()
+        let whole = try BackendTests.store(engine)
+        let chunked = try BackendTests.store(engine)
         _ = try whole.importVenue(StoreFixtures.venue)
         _ = try chunked.importVenue(StoreFixtures.venue)
         // When one records the log at once and the other in chunks
@@ -196,10 +196,10 @@ struct StoreTests {
         #expect(try stored(chunked) == stored(whole))
     }
 
-    @Test("a log that fails after some chunks were stored leaves the database exactly as before")
-    func failedChunkedRecording() throws {
+    @Test("a log that fails after some chunks were stored leaves the database exactly as before", arguments: BackendTests.engines)
+    func failedChunkedRecording(engine: StoreEngine) throws {
         // Given a recorded hall
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         let before = try StoreFixtures.snapshot(store)
@@ -212,9 +212,9 @@ struct StoreTests {
         #expect(try StoreFixtures.snapshot(store) == before)
     }
 
-    @Test("unknown beacons are added on request, and spots missing from the venue are created")
-    func addsUnknownBeaconsAndSpots() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("unknown beacons are added on request, and spots missing from the venue are created", arguments: BackendTests.engines)
+    func addsUnknownBeaconsAndSpots(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         let stranger = StoreFixtures.samples(at: "d", x: 15, count: 3, rssi: [3: -60, 42: -70])
         var options = StoreFixtures.options
@@ -227,18 +227,18 @@ struct StoreTests {
         #expect(venue.spots.map(\.name) == ["a", "b", "c", "d"])
     }
 
-    @Test("recording into an unknown venue fails")
-    func unknownVenue() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("recording into an unknown venue fails", arguments: BackendTests.engines)
+    func unknownVenue(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         #expect(throws: StoreError.unknownVenue("nowhere")) {
             try store.record(StoreFixtures.survey, into: "nowhere", options: StoreFixtures.options)
         }
     }
 
-    @Test("a failed import leaves the database exactly as before")
-    func failedImportRollsBack() throws {
+    @Test("a failed import leaves the database exactly as before", arguments: BackendTests.engines)
+    func failedImportRollsBack(engine: StoreEngine) throws {
         // Given a venue with a recorded survey, exported
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         var exported = try store.exportFingerprints(of: "hall")
@@ -252,14 +252,12 @@ struct StoreTests {
         #expect(try StoreFixtures.snapshot(store) == before)
     }
 
-    @Test("retired beacons leave the radio map and relative powers are recomputed among the others")
-    func retiredBeaconsLeaveTheMap() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("retired beacons leave the radio map and relative powers are recomputed among the others", arguments: BackendTests.engines)
+    func retiredBeaconsLeaveTheMap(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        try store.writer.write { db in
-            try db.execute(sql: "UPDATE beacon SET status = 'retired' WHERE minor = 1")
-        }
+        try store.sqlWrite { try $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 1") }
         let survey = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(1)] == nil })
         // At spot a, beacon 2 is now the strongest
@@ -267,17 +265,17 @@ struct StoreTests {
         #expect(atA.fingerprint.entries[StoreFixtures.beacon(2)]?.relativePower == 1)
     }
 
-    @Test("export then import into a fresh database round-trips exactly")
-    func exportImportRoundTrip() throws {
+    @Test("export then import into a fresh database round-trips exactly", arguments: BackendTests.engines)
+    func exportImportRoundTrip(engine: StoreEngine) throws {
         // Given a recorded venue with a retired beacon
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        try store.writer.write { try $0.execute(sql: "UPDATE beacon SET status = 'retired' WHERE minor = 3") }
+        try store.sqlWrite { try $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 3") }
         let definition = try store.venue("hall").definition(includingRetired: true)
         let exported = try store.exportFingerprints(of: "hall")
         // When imported into a fresh database
-        let fresh = try FingerprintStore.inMemory()
+        let fresh = try BackendTests.store(engine)
         _ = try fresh.importVenue(definition)
         _ = try fresh.importFingerprints(exported, into: "hall")
         // Then the venue and every fingerprint value are identical
@@ -286,9 +284,9 @@ struct StoreTests {
         #expect(try fresh.venue("hall").beacons == store.venue("hall").beacons)
     }
 
-    @Test("stats count the survey and name beacons never seen and thin spots")
-    func stats() throws {
-        let store = try FingerprintStore.inMemory()
+    @Test("stats count the survey and name beacons never seen and thin spots", arguments: BackendTests.engines)
+    func stats(engine: StoreEngine) throws {
+        let store = try BackendTests.store(engine)
         var venue = StoreFixtures.venue
         venue.beacons.append(VenueDefinition.Beacon(uuid: StoreFixtures.uuid, major: 1, minor: 9, label: "spare"))
         _ = try store.importVenue(venue)
@@ -301,10 +299,10 @@ struct StoreTests {
         #expect(stats.thinSpots.count == 3)
     }
 
-    @Test("the daemon's reload reads a venue's survey and coverage in one transaction: both at the same revision")
-    func surveyAndCoverageTogether() async throws {
+    @Test("the daemon's reload reads a venue's survey and coverage in one transaction: both at the same revision", arguments: BackendTests.engines)
+    func surveyAndCoverageTogether(engine: StoreEngine) async throws {
         // Given the hall recorded
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         // When both are read together

@@ -7,8 +7,8 @@ import Testing
 @Suite("Store: venue tunings and survey runs")
 struct TuningStoreTests {
     /// The fixture venue with its survey recorded one sample per fingerprint, and its cross-validation.
-    static func recorded() throws -> (FingerprintStore, VenueSurvey) {
-        let store = try FingerprintStore.inMemory()
+    static func recorded(_ engine: StoreEngine) throws -> (FingerprintStore, VenueSurvey) {
+        let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         var options = StoreFixtures.options
         options.windowSize = 1
@@ -26,10 +26,10 @@ struct TuningStoreTests {
         return try #require(try SurveyTuner(space: space).tune(validation))
     }
 
-    @Test("the survey is read back with its runs: one per spot, device and session, in recording order")
-    func runs() throws {
+    @Test("the survey is read back with its runs: one per spot, device and session, in recording order", arguments: BackendTests.engines)
+    func runs(engine: StoreEngine) throws {
         // Given 3 spots of 6 samples, one sample per fingerprint (3 samples hear nothing... none here)
-        let (store, survey) = try Self.recorded()
+        let (store, survey) = try Self.recorded(engine)
         // Then every fingerprint is one sample, and runs change exactly where the spot changes
         #expect(survey.surveyed.count == 18)
         #expect(survey.surveyed.allSatisfy { $0.fingerprint.sampleCount == 1 })
@@ -48,10 +48,10 @@ struct TuningStoreTests {
         #expect(again.configuration.referenceWindow == TunedConfiguration.untuned.referenceWindow)
     }
 
-    @Test("a tuning is stored with the venue, bumps its revision, and is read back whole")
-    func saveAndRead() throws {
+    @Test("a tuning is stored with the venue, bumps its revision, and is read back whole", arguments: BackendTests.engines)
+    func saveAndRead(engine: StoreEngine) throws {
         // Given a recorded venue and its tuning
-        let (store, survey) = try Self.recorded()
+        let (store, survey) = try Self.recorded(engine)
         let result = try Self.tune(survey)
         // When it is saved
         let stored = try store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1.5)
@@ -66,13 +66,13 @@ struct TuningStoreTests {
         #expect(resurveyed.configuration.referenceWindow == result.configuration.referenceWindow)
         // And a second tuning replaces the first: one row per venue
         try store.saveTuning(result, of: "hall", surveyRevision: stored.revision, seconds: 2)
-        #expect(try store.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM venueTuning") } == 1)
+        #expect(try store.sqlRead { try $0.count("SELECT COUNT(*) FROM venueTuning", []) } == 1)
     }
 
-    @Test("coverage carries the stored tuning's spot errors, by name, and the revision it was made at")
-    func coverageOfTuning() throws {
+    @Test("coverage carries the stored tuning's spot errors, by name, and the revision it was made at", arguments: BackendTests.engines)
+    func coverageOfTuning(engine: StoreEngine) throws {
         // Given a recorded venue, not tuned yet: no tuned revision, no spot error
-        let (store, survey) = try Self.recorded()
+        let (store, survey) = try Self.recorded(engine)
         let untuned = try store.coverage(of: "hall")
         #expect(untuned.tunedRevision == nil)
         #expect(untuned.spots.allSatisfy { $0.crossValidation == nil })
@@ -102,10 +102,10 @@ struct TuningStoreTests {
         #expect(old.spots.allSatisfy { $0.crossValidation == nil })
     }
 
-    @Test("a tuning of a survey that changed meanwhile is refused and nothing is written")
-    func staleTuning() throws {
+    @Test("a tuning of a survey that changed meanwhile is refused and nothing is written", arguments: BackendTests.engines)
+    func staleTuning(engine: StoreEngine) throws {
         // Given a tuning made at one revision, and the venue changed since
-        let (store, survey) = try Self.recorded()
+        let (store, survey) = try Self.recorded(engine)
         let result = try Self.tune(survey)
         var options = StoreFixtures.options
         options.windowSize = 1

@@ -1,4 +1,4 @@
-import FingerprintStore
+@testable import FingerprintStore
 import Foundation
 import Positioning
 import ScanFormats
@@ -21,10 +21,10 @@ struct ZoneAreaStoreTests {
         return venue
     }
 
-    @Test("polygons are stored with their venue, resolve the spots' zones, survive export, and redrawing one bumps the revision")
-    func storedAndResolved() throws {
+    @Test("polygons are stored with their venue, resolve the spots' zones, survive export, and redrawing one bumps the revision", arguments: BackendTests.engines)
+    func storedAndResolved(engine: StoreEngine) throws {
         // Given the hall imported with two drawn zones
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         let summary = try store.importVenue(Self.zonedVenue)
         #expect(summary.zonesSet == 2)
         // Then the venue lists them in their order, and its definition (what export writes) gives them back
@@ -50,12 +50,12 @@ struct ZoneAreaStoreTests {
         #expect(try store.venue("hall").zoneAreas == redrawn.zones)
     }
 
-    @Test("a broken polygon is refused with the zone named, and nothing is written")
-    func refused() throws {
+    @Test("a broken polygon is refused with the zone named, and nothing is written", arguments: BackendTests.engines)
+    func refused(engine: StoreEngine) throws {
         // Given a venue whose polygon lies on a floor it does not define
         var venue = Self.zonedVenue
         venue.zones![0].floor = 4
-        let store = try FingerprintStore.inMemory()
+        let store = try BackendTests.store(engine)
         // Then the import is refused, naming the zone, and no venue exists
         #expect(throws: StoreError.invalidVenue(problems: ["zone 'west' on floor 4: the venue does not define floor 4"])) {
             try store.importVenue(venue)

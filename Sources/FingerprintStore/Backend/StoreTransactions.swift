@@ -14,6 +14,21 @@ extension FingerprintStore {
         return try backend.write(body)
     }
 
+    /// A write transaction through the SQL seam, committed, or rolled back when `dryRun` is set (what a dry
+    /// run reports is what the write would have done).
+    func sqlTransaction<T>(dryRun: Bool, _ body: (any SQLTransaction) throws -> T) throws -> T {
+        if backend.engine == .sqlite { return try transaction(dryRun: dryRun) { db in try body(SQLiteTransaction(db: db)) } }
+        guard dryRun else { return try backend.write(body) }
+        var result: T?
+        do {
+            try backend.write { transaction in
+                result = try body(transaction)
+                throw DryRunRollback()
+            }
+        } catch is DryRunRollback {}
+        return result!
+    }
+
     /// ``sqlRead(_:)`` without blocking a thread of Swift's concurrency pool: GRDB's reader queue on
     /// SQLite, NIO's blocking-work pool on PostgreSQL (whose transactions wait on the network).
     func sqlRead<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
@@ -22,6 +37,9 @@ extension FingerprintStore {
         return try await NIOThreadPool.singleton.runIfActive { try backend.read(body) }
     }
 }
+
+/// Thrown out of a dry run's transaction, so the backend rolls it back.
+private struct DryRunRollback: Error {}
 
 extension SQLValue {
     /// A date as both engines store it: GRDB's UTC text, `2026-11-23 07:46:34.120`, so that files written

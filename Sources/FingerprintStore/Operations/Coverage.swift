@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 public import Positioning
 public import ScanFormats
 
@@ -54,21 +53,21 @@ public struct VenueCoverage: Hashable, Sendable, Codable {
 extension FingerprintStore {
     /// The coverage of venue `venueID`, in one read transaction.
     public func coverage(of venueID: String) throws -> VenueCoverage {
-        try writer.read { db in try coverage(of: venueID, db) }
+        try sqlRead { db in try coverage(of: venueID, db) }
     }
 
     /// ``coverage(of:)`` without blocking a thread of Swift's concurrency pool (the daemon's call).
     public func coverage(of venueID: String) async throws -> VenueCoverage {
-        try await writer.read { db in try coverage(of: venueID, db) }
+        try await sqlRead { db in try self.coverage(of: venueID, db) }
     }
 
     /// A venue's survey and its coverage, read in one transaction so that both describe the same revision:
     /// what the daemon loads when a venue changes.
     public func surveyAndCoverage(of venueID: String, scale: any RelativePowerScale) async throws -> (survey: VenueSurvey, coverage: VenueCoverage) {
-        try await writer.read { db in (try self.loadSurvey(of: venueID, scale: scale, db), try self.coverage(of: venueID, db)) }
+        try await sqlRead { db in (try self.loadSurvey(of: venueID, scale: scale, db), try self.coverage(of: venueID, db)) }
     }
 
-    func coverage(of venueID: String, _ db: Database) throws -> VenueCoverage {
+    func coverage(of venueID: String, _ db: any SQLTransaction) throws -> VenueCoverage {
         let venue = try venueDetails(venueID, db)
         let counts = Dictionary(uniqueKeysWithValues: try spotCoverage(venueID, db).map { ($0.spot, $0) })
         let tuning = try tuning(of: venueID, db)

@@ -1,6 +1,5 @@
 public import ScanFormats
 import Foundation
-import GRDB
 public import Positioning
 
 /// One stored fingerprint in the export format (`fingerprints.jsonl`, one JSON object a line):
@@ -114,12 +113,17 @@ public struct FingerprintImportSummary: Hashable, Sendable, Codable {
 extension FingerprintStore {
     /// Every fingerprint of a venue in the export format, in storage order, read in one transaction.
     public func exportFingerprints(of venueID: String) throws -> [ExportedFingerprint] {
-        try writer.read { db in
+        try sqlRead { db in try exportFingerprints(of: venueID, db) }
+    }
+
+    /// ``exportFingerprints(of:)`` inside the caller's transaction.
+    func exportFingerprints(of venueID: String, _ db: any SQLTransaction) throws -> [ExportedFingerprint] {
+        do {
             try venueRecord(venueID, db)
             var beacons: [Int64: BeaconID] = [:]
             for (beacon, id) in try beaconIndex(venueID, db, includeRetired: true) { beacons[id] = beacon }
             var sessions: [Int64: ExportedFingerprint.Session] = [:]
-            for session in try SurveySessionRecord.filter(SurveySessionRecord.Columns.venueId == venueID).fetchAll(db) {
+            for session in try SurveySessionRecord.all(of: venueID, db) {
                 sessions[session.id!] = ExportedFingerprint.Session(
                     operator: session.operator, device: session.device,
                     recordedAt: session.recordedAt.timeIntervalSince1970, sourceFile: session.sourceFile,
@@ -127,23 +131,23 @@ extension FingerprintStore {
             }
             var exported: [ExportedFingerprint] = []
             var index: [Int64: Int] = [:]
-            let fingerprints = try Row.fetchCursor(db, sql: """
+            for row in try db.rows("""
                 SELECT f.id, s.name, f.device, f.time, f.sampleCount, f.sessionId
                 FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
-                """, arguments: [venueID])
-            while let row = try fingerprints.next() {
-                index[row[0]] = exported.count
+                """, [.text(venueID)]) {
+                index[try row.integer("id")] = exported.count
                 exported.append(ExportedFingerprint(
-                    spot: row[1], device: row[2], time: row[3], samples: row[4], session: sessions[row[5]]!, entries: []))
+                    spot: try row.text("name"), device: try row.text("device"), time: try row.real("time"),
+                    samples: try row.int("sampleCount"), session: sessions[try row.integer("sessionId")]!, entries: []))
             }
-            let entries = try Row.fetchCursor(db, sql: """
+            for row in try db.rows("""
                 SELECT e.fingerprintId, e.beaconId, e.relativePower, e.meanRSSI, e.dispersion, e.visibility
                 FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId JOIN spot s ON s.id = f.spotId
                 WHERE s.venueId = ? ORDER BY e.fingerprintId, e.beaconId
-                """, arguments: [venueID])
-            while let row = try entries.next() {
-                exported[index[row[0]]!].entries.append(ExportedFingerprint.Entry(
-                    beacon: beacons[row[1]]!, relativePower: row[2], meanRSSI: row[3], dispersion: row[4], visibility: row[5]))
+                """, [.text(venueID)]) {
+                exported[index[try row.integer("fingerprintId")]!].entries.append(ExportedFingerprint.Entry(
+                    beacon: beacons[try row.integer("beaconId")]!, relativePower: try row.real("relativePower"),
+                    meanRSSI: try row.real("meanRSSI"), dispersion: try row.real("dispersion"), visibility: try row.real("visibility")))
             }
             for position in exported.indices { exported[position].entries.sort { $0.beacon < $1.beacon } }
             return exported
@@ -153,7 +157,7 @@ extension FingerprintStore {
     /// Adds exported fingerprints to a venue that already has their spots and beacons (import the
     /// export's venue.json first). One transaction; unknown spots or beacons abort it.
     public func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String) throws -> FingerprintImportSummary {
-        try write { db in try importFingerprints(fingerprints, into: venueID, db) }
+        try sqlWrite { db in try importFingerprints(fingerprints, into: venueID, db) }
     }
 
     /// Imports what `survey export` wrote, venue and fingerprints, in **one** transaction: a failure
@@ -165,24 +169,29 @@ extension FingerprintStore {
     public func importExport(
         venue definition: VenueDefinition, plans: [Int: FloorPlanImage] = [:], fingerprints: [ExportedFingerprint]
     ) throws -> FingerprintImportSummary {
-        try write { db in
-            if try VenueRecord.fetchOne(db, key: definition.id) != nil,
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", arguments: [definition.id]) ?? 0 > 0
-            {
-                throw StoreError.conflict("venue '\(definition.id)' already has fingerprints; import into a fresh database or another --db")
-            }
-            _ = try importVenue(definition, plans: plans, db)
-            return try importFingerprints(fingerprints, into: definition.id, db)
+        try sqlWrite { db in try importExport(venue: definition, plans: plans, fingerprints: fingerprints, db) }
+    }
+
+    /// ``importExport(venue:plans:fingerprints:)`` inside the caller's transaction.
+    func importExport(
+        venue definition: VenueDefinition, plans: [Int: FloorPlanImage], fingerprints: [ExportedFingerprint], _ db: any SQLTransaction
+    ) throws -> FingerprintImportSummary {
+        if try VenueRecord.find(definition.id, db) != nil,
+            try db.count("SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", [.text(definition.id)]) > 0
+        {
+            throw StoreError.conflict("venue '\(definition.id)' already has fingerprints; import into a fresh database or another --db")
         }
+        _ = try importVenue(definition, plans: plans, db)
+        return try importFingerprints(fingerprints, into: definition.id, db)
     }
 
     /// ``importFingerprints(_:into:)`` inside the caller's transaction.
-    func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String, _ db: Database) throws -> FingerprintImportSummary {
+    func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String, _ db: any SQLTransaction) throws -> FingerprintImportSummary {
         do {
             try venueRecord(venueID, db)
             let beacons = try beaconIndex(venueID, db, includeRetired: true)
             var spots: [String: Int64] = [:]
-            for row in try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).fetchAll(db) { spots[row.name] = row.id! }
+            for row in try SpotRecord.all(of: venueID, db) { spots[row.name] = row.id! }
             var sessions: [ExportedFingerprint.Session: Int64] = [:]
             var entryCount = 0
             for (number, fingerprint) in fingerprints.enumerated() {
@@ -201,18 +210,23 @@ extension FingerprintStore {
                     sessionID = record.id!
                     sessions[fingerprint.session] = sessionID
                 }
-                var record = FingerprintRecord(
-                    id: nil, spotId: spotID, sessionId: sessionID, device: fingerprint.device, time: fingerprint.time,
-                    sampleCount: fingerprint.samples)
-                try record.insert(db)
-                for entry in fingerprint.entries {
+                let fingerprintID = try db.insertReturningID(
+                    "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)",
+                    [.integer(spotID), .integer(sessionID), .text(fingerprint.device), .real(fingerprint.time), SQLValue(fingerprint.samples)])
+                // One multi-row insert per fingerprint (at most 150 rows a statement, as `record` does).
+                var arguments: [SQLValue] = []
+                for (position, entry) in fingerprint.entries.enumerated() {
                     guard let beaconID = beacons[entry.beacon] else {
                         throw StoreError.unknownBeacon(venue: venueID, beacon: entry.beacon.description)
                     }
-                    try FingerprintEntryRecord(
-                        fingerprintId: record.id!, beaconId: beaconID, relativePower: entry.relativePower,
-                        dispersion: entry.dispersion, meanRSSI: entry.meanRSSI, visibility: entry.visibility
-                    ).insert(db)
+                    arguments += [
+                        .integer(fingerprintID), .integer(beaconID), .real(entry.relativePower), .real(entry.dispersion),
+                        .real(entry.meanRSSI), .real(entry.visibility),
+                    ]
+                    if arguments.count == EntryInserter.maximumRowsPerStatement * 6 || position == fingerprint.entries.count - 1 {
+                        try db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
+                        arguments.removeAll(keepingCapacity: true)
+                    }
                     entryCount += 1
                 }
             }

@@ -1,6 +1,5 @@
 public import ScanFormats
 public import Foundation
-import GRDB
 
 /// A floor's stored plan: its placement as it was given, where that put the image's corners, the image.
 public struct StoredFloorPlan: Hashable, Sendable {
@@ -18,12 +17,12 @@ extension FingerprintStore {
     ///   does not have or a placement that is not valid.
     @discardableResult
     public func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage) throws -> Int {
-        let revision = try write { db in
+        let revision = try sqlWrite { db in
             try venueRecord(venue, db)
             let problems = placement.problems(level: level)
             guard problems.isEmpty else { throw StoreError.invalidInput(problems.joined(separator: "; ")) }
-            guard try FloorRecord.fetchOne(db, key: ["venueId": venue, "level": level]) != nil else {
-                let levels = try Int.fetchAll(db, sql: "SELECT level FROM floor WHERE venueId = ? ORDER BY level", arguments: [venue])
+            guard try FloorRecord.exists(venue: venue, level: level, db) else {
+                let levels = try FloorRecord.all(of: venue, db).map(\.level)
                 throw StoreError.invalidInput(
                     "venue '\(venue)' has no floor \(level) (its floors: \(levels.map(String.init).joined(separator: ", ")))")
             }
@@ -37,9 +36,9 @@ extension FingerprintStore {
 
     /// Writes the plan row inside the caller's transaction; false when the same plan was already there.
     @discardableResult
-    func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, now: Date, _ db: Database) throws -> Bool {
+    func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, now: Date, _ db: any SQLTransaction) throws -> Bool {
         let record = try FloorPlanRecord(venueId: venue, level: level, placement: placement, image: image, updatedAt: now)
-        if let existing = try FloorPlanRecord.fetchOne(db, key: ["venueId": venue, "level": level]), existing.sameContent(as: record) {
+        if let existing = try FloorPlanRecord.find(venue: venue, level: level, db), existing.sameContent(as: record) {
             return false
         }
         try record.save(db)
@@ -49,8 +48,8 @@ extension FingerprintStore {
     /// The image of floor `level`'s plan, nil when the floor has none (positiond's call: off the
     /// concurrency pool's threads).
     public func floorPlanImage(venue: String, level: Int) async throws -> FloorPlanImage? {
-        try await writer.read { db in
-            try FloorPlanRecord.fetchOne(db, key: ["venueId": venue, "level": level])
+        try await sqlRead { db in
+            try FloorPlanRecord.find(venue: venue, level: level, db)
                 .map { FloorPlanImage(data: $0.data, mediaType: $0.mediaType) }
         }
     }
@@ -58,10 +57,10 @@ extension FingerprintStore {
     /// Every plan of `venue` by level: its placement as given, where that puts the image's corners, and
     /// the image. What `survey export` writes and `survey map` draws.
     public func floorPlans(of venue: String) throws -> [Int: StoredFloorPlan] {
-        try writer.read { db in
+        try sqlRead { db in
             try venueRecord(venue, db)
             var plans: [Int: StoredFloorPlan] = [:]
-            for record in try FloorPlanRecord.filter(FloorPlanRecord.Columns.venueId == venue).fetchAll(db) {
+            for record in try FloorPlanRecord.all(of: venue, db) {
                 let (placement, corners) = try record.placement()
                 plans[record.level] = StoredFloorPlan(
                     placement: placement, corners: corners, image: FloorPlanImage(data: record.data, mediaType: record.mediaType))
@@ -71,19 +70,19 @@ extension FingerprintStore {
     }
 
     /// The placement of every plan of `venue` and its corners, by level, without reading the images.
-    func floorPlacements(_ venue: String, _ db: Database) throws -> [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] {
+    func floorPlacements(_ venue: String, _ db: any SQLTransaction) throws -> [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] {
         var plans: [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] = [:]
-        for row in try Row.fetchAll(
-            db, sql: """
-                SELECT level, image, referencePoints, topLeftX, topLeftY, topRightX, topRightY, bottomRightX, bottomRightY
-                FROM floorPlan WHERE venueId = ?
-                """,
-            arguments: [venue])
+        for row in try db.rows("""
+            SELECT level, image, referencePoints, topLeftX, topLeftY, topRightX, topRightY, bottomRightX, bottomRightY
+            FROM floorPlan WHERE venueId = ?
+            """, [.text(venue)])
         {
-            plans[row["level"]] = try FloorPlanRecord.placement(
-                image: row["image"], referencePoints: row["referencePoints"], topLeft: .init(x: row["topLeftX"], y: row["topLeftY"]),
-                topRight: .init(x: row["topRightX"], y: row["topRightY"]), bottomRight: .init(x: row["bottomRightX"], y: row["bottomRightY"]),
-                level: row["level"])
+            let level = try row.int("level")
+            plans[level] = try FloorPlanRecord.placement(
+                image: try row.text("image"), referencePoints: try row.optionalText("referencePoints"),
+                topLeft: .init(x: try row.real("topLeftX"), y: try row.real("topLeftY")),
+                topRight: .init(x: try row.real("topRightX"), y: try row.real("topRightY")),
+                bottomRight: .init(x: try row.real("bottomRightX"), y: try row.real("bottomRightY")), level: level)
         }
         return plans
     }

@@ -45,48 +45,45 @@ extension FingerprintStore {
     /// the remaining beacons, as a live scan (which cannot hear a dead beacon) would compute them.
     /// Fingerprints left with no beacon are skipped.
     public func survey(of venueID: String, scale: any RelativePowerScale) throws -> VenueSurvey {
-        try writer.read { db in try loadSurvey(of: venueID, scale: scale, db) }
+        try sqlRead { db in try loadSurvey(of: venueID, scale: scale, db) }
     }
 
-    /// ``survey(of:scale:)`` without blocking a thread of Swift's concurrency pool while SQLite reads
-    /// (GRDB runs the transaction on its own reader queue): what the daemon calls.
+    /// ``survey(of:scale:)`` without blocking a thread of Swift's concurrency pool while the database reads
+    /// (GRDB's reader queue on SQLite, NIO's blocking-work pool on PostgreSQL): what the daemon calls.
     public func survey(of venueID: String, scale: any RelativePowerScale) async throws -> VenueSurvey {
-        try await writer.read { db in try self.loadSurvey(of: venueID, scale: scale, db) }
+        try await sqlRead { db in try self.loadSurvey(of: venueID, scale: scale, db) }
     }
 
-    func loadSurvey(of venueID: String, scale: any RelativePowerScale, _ db: Database) throws -> VenueSurvey {
+    func loadSurvey(of venueID: String, scale: any RelativePowerScale, _ db: any SQLTransaction) throws -> VenueSurvey {
         do {
             let venue = try venueDetails(venueID, db)
             var spotIndex: [Int64: Int] = [:]
-            let spotRows = try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).order(SpotRecord.Columns.id).fetchAll(db)
+            let spotRows = try SpotRecord.all(of: venueID, db)
             for (index, row) in spotRows.enumerated() { spotIndex[row.id!] = index }
             var beacons: [Int64: BeaconID] = [:]
             for (beacon, id) in try beaconIndex(venueID, db) { beacons[id] = beacon }
 
             var fingerprints: [SurveyedFingerprint] = []
-            // The hot read of a revision reload: stepped through SQLite's API (GRDB's rows box every value).
             var fingerprintRows: [Int64: (spot: Int, samples: Int, run: Int, device: String, time: Double)] = [:]
             // A run: consecutive fingerprints (by id) of one spot, session and device.
             var previous: (spot: Int64, session: Int64, device: String)?
             var run = -1
-            for row in try Row.fetchAll(db, sql: """
+            for row in try db.rows("""
                 SELECT f.id, f.spotId, f.sampleCount, f.sessionId, f.device, f.time
                 FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
-                """, arguments: [venueID]) {
-                let key: (spot: Int64, session: Int64, device: String) = (row[1], row[3], row[4])
+                """, [.text(venueID)]) {
+                let key: (spot: Int64, session: Int64, device: String) = (try row.integer("spotId"), try row.integer("sessionId"), try row.text("device"))
                 if previous.map({ $0.spot != key.spot || $0.session != key.session || $0.device != key.device }) ?? true { run += 1 }
                 previous = key
-                fingerprintRows[row[0]] = (spotIndex[row[1]]!, row[2], run, key.device, row[5])
+                fingerprintRows[try row.integer("id")] = (spotIndex[key.spot]!, try row.int("sampleCount"), run, key.device, try row.real("time"))
             }
-            // Entries in primary-key order, so each fingerprint's are contiguous and SQLite need not sort.
-            let statement = try db.makeStatement(sql: """
+            // Entries in primary-key order, so each fingerprint's are contiguous and the database need not sort.
+            let entrySQL = """
                 SELECT e.fingerprintId, e.beaconId, e.meanRSSI, e.dispersion, e.visibility
                 FROM fingerprintEntry e
                 WHERE e.fingerprintId IN (SELECT f.id FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?)
                 ORDER BY e.fingerprintId
-                """)
-            try statement.setArguments([venueID])
-            let sqlite = statement.sqliteStatement
+                """
             var currentID: Int64?
             var current: (spot: Int, samples: Int, run: Int, device: String, time: Double)?
             var entries: [(BeaconID, FingerprintEntry)] = []
@@ -104,13 +101,7 @@ extension FingerprintStore {
                     spot: current.spot, run: current.run, device: current.device, time: current.time,
                     fingerprint: Fingerprint(entries: dictionary, sampleCount: current.samples)))
             }
-            while true {
-                let code = sqlite3_step(sqlite)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-                }
-                let id = sqlite3_column_int64(sqlite, 0)
+            func take(fingerprint id: Int64, beacon: Int64, meanRSSI: Double, dispersion: Double, visibility: Double) {
                 if id != currentID {
                     flush()
                     entries.removeAll(keepingCapacity: true)
@@ -118,10 +109,34 @@ extension FingerprintStore {
                     current = fingerprintRows[id]!
                 }
                 // Entries of retired beacons are left out (they have no identity in `beacons`).
-                guard let beacon = beacons[sqlite3_column_int64(sqlite, 1)] else { continue }
-                entries.append((beacon, FingerprintEntry(
-                    relativePower: 0, meanRSSI: sqlite3_column_double(sqlite, 2), dispersion: sqlite3_column_double(sqlite, 3),
-                    visibility: sqlite3_column_double(sqlite, 4))))
+                guard let identity = beacons[beacon] else { return }
+                entries.append((identity, FingerprintEntry(relativePower: 0, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)))
+            }
+            if let connection = db as? SQLiteTransaction {
+                // The hot read of a revision reload on SQLite: stepped through SQLite's API (GRDB's rows box every value).
+                let statement = try connection.db.makeStatement(sql: entrySQL)
+                try statement.setArguments([venueID])
+                let sqlite = statement.sqliteStatement
+                while true {
+                    let code = sqlite3_step(sqlite)
+                    if code == SQLITE_DONE { break }
+                    guard code == SQLITE_ROW else {
+                        throw DatabaseError(
+                            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection.db.sqliteConnection)))
+                    }
+                    take(
+                        fingerprint: sqlite3_column_int64(sqlite, 0), beacon: sqlite3_column_int64(sqlite, 1),
+                        meanRSSI: sqlite3_column_double(sqlite, 2), dispersion: sqlite3_column_double(sqlite, 3),
+                        visibility: sqlite3_column_double(sqlite, 4))
+                }
+            } else {
+                for row in try db.rows(entrySQL, [.text(venueID)]) {
+                    let values = row.values
+                    guard let id = values[0].int64, let beacon = values[1].int64, let meanRSSI = values[2].double,
+                          let dispersion = values[3].double, let visibility = values[4].double
+                    else { throw StoreError.invalidInput("a stored fingerprint entry of venue '\(venueID)' has a missing value") }
+                    take(fingerprint: id, beacon: beacon, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)
+                }
             }
             flush()
             return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), surveyed: fingerprints, tuning: try tuning(of: venueID, db))

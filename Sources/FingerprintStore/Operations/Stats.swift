@@ -1,4 +1,3 @@
-import GRDB
 
 /// A venue's survey in numbers, and where it is thin.
 public struct VenueStats: Hashable, Sendable, Codable {
@@ -30,36 +29,36 @@ public struct VenueStats: Hashable, Sendable, Codable {
 extension FingerprintStore {
     /// Counts and coverage of a venue's survey, in one read transaction.
     public func stats(of venueID: String) throws -> VenueStats {
-        try writer.read { db in
+        try sqlRead { db in
             let venue = try venueDetails(venueID, db)
-            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: [venueID]) ?? 0 }
+            let venueArgument: [SQLValue] = [.text(venueID)]
             // Entries are aggregated once per beacon first (there is no index by beacon to join on).
-            let coverageRows = try Row.fetchAll(db, sql: """
+            let coverageRows = try db.rows("""
                 WITH seen AS (
                   SELECT e.beaconId, COUNT(DISTINCT f.spotId) AS spots, COUNT(*) AS fingerprints
                   FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
-                  JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?1
+                  JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
                   GROUP BY e.beaconId)
                 SELECT b.uuid, b.major, b.minor, b.label,
                   COALESCE(seen.spots, 0) AS spots, COALESCE(seen.fingerprints, 0) AS fingerprints
                 FROM beacon b LEFT JOIN seen ON seen.beaconId = b.id
-                WHERE b.venueId = ?1 AND b.status = 'active'
+                WHERE b.venueId = ? AND b.status = 'active'
                 ORDER BY b.uuid, b.major, b.minor
-                """, arguments: [venueID])
-            let coverage = coverageRows.map { row in
+                """, venueArgument + venueArgument)
+            let coverage = try coverageRows.map { row in
                 VenueStats.BeaconCoverage(
-                    beacon: "\(row["uuid"] as String):\(row["major"] as Int):\(row["minor"] as Int)",
-                    label: row["label"], spots: row["spots"], fingerprints: row["fingerprints"])
+                    beacon: "\(try row.text("uuid")):\(try row.int("major")):\(try row.int("minor"))",
+                    label: try row.optionalText("label"), spots: try row.int("spots"), fingerprints: try row.int("fingerprints"))
             }
             return VenueStats(
                 venue: venueID, revision: venue.revision, floors: venue.floors.count, spots: venue.spots.count,
                 activeBeacons: venue.activeBeacons.count, retiredBeacons: venue.beacons.count - venue.activeBeacons.count,
-                sessions: try count("SELECT COUNT(*) FROM surveySession WHERE venueId = ?"),
+                sessions: try db.count("SELECT COUNT(*) FROM surveySession WHERE venueId = ?", venueArgument),
                 fingerprints: venue.fingerprints,
-                entries: try count("""
+                entries: try db.count("""
                     SELECT COUNT(*) FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
                     JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
-                    """),
+                    """, venueArgument),
                 beaconsNeverSeen: coverage.filter { $0.fingerprints == 0 }.map(\.beacon),
                 beaconsSeenAtFewSpots: coverage.filter { $0.fingerprints > 0 && $0.spots < 3 },
                 thinSpots: try spotCoverage(venueID, db).filter(\.needsRevisit))

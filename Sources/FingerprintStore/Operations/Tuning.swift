@@ -1,5 +1,4 @@
 public import Foundation
-import GRDB
 public import Positioning
 
 /// A venue's stored tuning: what `survey tune` chose, and on what.
@@ -58,11 +57,7 @@ extension FingerprintStore {
         }
     }
 
-    func tuning(of venueID: String, _ db: Database) throws -> StoredTuning? {
-        try tuning(of: venueID, SQLiteTransaction(db: db))
-    }
-
-    /// The stored tuning through the SQL seam, inside the caller's transaction.
+    /// The stored tuning, inside the caller's transaction.
     func tuning(of venueID: String, _ transaction: any SQLTransaction) throws -> StoredTuning? {
         guard let row = try transaction.rows(
             "SELECT revision, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(venueID)]).first

@@ -1,6 +1,5 @@
 public import ScanFormats
 public import Foundation
-import GRDB
 public import Positioning
 
 /// A venue in a listing.
@@ -89,13 +88,13 @@ extension FingerprintStore {
     /// - Parameter plans: the image of every floor whose definition has a `plan`, by level (the caller
     ///   reads the files the definition names).
     public func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage] = [:]) throws -> VenueImportSummary {
-        let summary = try write { db in try importVenue(definition, plans: plans, db) }
+        let summary = try sqlWrite { transaction in try importVenue(definition, plans: plans, transaction) }
         logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
         return summary
     }
 
     /// ``importVenue(_:)`` inside the caller's transaction.
-    func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage], _ db: Database) throws -> VenueImportSummary {
+    func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage], _ db: any SQLTransaction) throws -> VenueImportSummary {
         let problems = definition.problems()
         guard problems.isEmpty else { throw StoreError.invalidVenue(problems: problems) }
         do {
@@ -107,7 +106,7 @@ extension FingerprintStore {
             // A definition without `geo` keeps the stored anchor (an import deletes nothing); a different one
             // changes what every answer says, so it counts as a change to positioning.
             var geoChanged = false
-            if var existing = try VenueRecord.fetchOne(db, key: definition.id) {
+            if var existing = try VenueRecord.find(definition.id, db) {
                 existing.name = definition.name
                 existing.updatedAt = now
                 if let geo = definition.geo, geo != existing.geo {
@@ -124,7 +123,7 @@ extension FingerprintStore {
 
             for floor in definition.floors {
                 let record = FloorRecord(venueId: venue.id, level: floor.level, name: floor.name)
-                if try FloorRecord.fetchOne(db, key: ["venueId": venue.id, "level": floor.level]) == nil {
+                if try !FloorRecord.exists(venue: venue.id, level: floor.level, db) {
                     summary.floorsAdded += 1
                 }
                 try record.save(db)
@@ -145,9 +144,7 @@ extension FingerprintStore {
                     id: nil, venueId: venue.id, uuid: identity.uuid.uuidString, major: Int(identity.major),
                     minor: Int(identity.minor), label: beacon.label, x: beacon.x, y: beacon.y, floor: beacon.floor,
                     measuredPower: beacon.measuredPower, status: status)
-                if let existing = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venue.id)
-                    .filter(BeaconRecord.matching(identity)).fetchOne(db)
-                {
+                if let existing = try BeaconRecord.find(identity, in: venue.id, db) {
                     record.id = existing.id
                     // A retired beacon stays retired: re-importing an old venue.json must not undo maintenance.
                     record.status = existing.status
@@ -164,9 +161,7 @@ extension FingerprintStore {
             for spot in definition.spots {
                 var record = SpotRecord(
                     id: nil, venueId: venue.id, name: spot.name, x: spot.x, y: spot.y, floor: spot.floor, zone: spot.zone)
-                if let existing = try SpotRecord.filter(SpotRecord.Columns.venueId == venue.id)
-                    .filter(SpotRecord.Columns.name == spot.name).fetchOne(db)
-                {
+                if let existing = try SpotRecord.find(named: spot.name, in: venue.id, db) {
                     record.id = existing.id
                     if record != existing {
                         try record.update(db)
@@ -180,7 +175,7 @@ extension FingerprintStore {
 
             for area in definition.zones ?? [] {
                 let record = try ZoneAreaRecord(venueId: venue.id, area: area)
-                let existing = try ZoneAreaRecord.fetchOne(db, key: ["venueId": venue.id, "level": area.floor, "name": area.name])
+                let existing = try ZoneAreaRecord.find(venue: venue.id, level: area.floor, name: area.name, db)
                 if existing != record {
                     try record.save(db)
                     summary.zonesSet += 1
@@ -225,7 +220,7 @@ extension FingerprintStore {
 
     /// One venue with its floors, beacons and spots.
     public func venue(_ id: String) throws -> VenueDetails {
-        try writer.read { db in try venueDetails(id, db) }
+        try sqlRead { transaction in try venueDetails(id, transaction) }
     }
 
     /// The current revision of every venue: what the daemon polls to notice changes.
@@ -253,21 +248,20 @@ extension FingerprintStore {
 
     /// The venue's row, or ``StoreError/unknownVenue(_:)``: the existence check of every operation.
     @discardableResult
-    func venueRecord(_ id: String, _ db: Database) throws -> VenueRecord {
-        guard let venue = try VenueRecord.fetchOne(db, key: id) else { throw StoreError.unknownVenue(id) }
+    func venueRecord(_ id: String, _ transaction: any SQLTransaction) throws -> VenueRecord {
+        guard let venue = try VenueRecord.find(id, transaction) else { throw StoreError.unknownVenue(id) }
         return venue
     }
 
-    func venueDetails(_ id: String, _ db: Database) throws -> VenueDetails {
+    func venueDetails(_ id: String, _ db: any SQLTransaction) throws -> VenueDetails {
         let venue = try venueRecord(id, db)
-        let floors = try FloorRecord.filter(FloorRecord.Columns.venueId == id).order(FloorRecord.Columns.level).fetchAll(db)
-        let beacons = try BeaconRecord.filter(BeaconRecord.Columns.venueId == id).fetchAll(db)
+        let floors = try FloorRecord.all(of: id, db)
+        let beacons = try BeaconRecord.all(of: id, db)
         let plans = try floorPlacements(id, db)
-        let spots = try SpotRecord.filter(SpotRecord.Columns.venueId == id).order(SpotRecord.Columns.id).fetchAll(db)
-        let zoneAreas = try ZoneAreaRecord.filter(ZoneAreaRecord.Columns.venueId == id).order(Column.rowID).fetchAll(db)
-        let fingerprints = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = ?",
-            arguments: [id]) ?? 0
+        let spots = try SpotRecord.all(of: id, db)
+        let zoneAreas = try ZoneAreaRecord.all(of: id, db)
+        let fingerprints = try db.count(
+            "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = ?", [.text(id)])
         return VenueDetails(
             id: venue.id, name: venue.name, revision: venue.revision,
             floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name, plan: plans[$0.level]?.placement) },
@@ -278,11 +272,6 @@ extension FingerprintStore {
     }
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.
-    func bumpRevision(of venue: String, _ db: Database) throws {
-        try bumpRevision(of: venue, SQLiteTransaction(db: db))
-    }
-
-    /// ``bumpRevision(of:_:)-(_,Database)`` through the SQL seam.
     func bumpRevision(of venue: String, _ transaction: any SQLTransaction) throws {
         try transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", [SQLValue(Date()), .text(venue)])
         // PostgreSQL delivers the notification when the transaction commits (never for a rollback): the
@@ -292,12 +281,7 @@ extension FingerprintStore {
         }
     }
 
-    /// The venue's current revision.
-    func revision(of venue: String, _ db: Database) throws -> Int {
-        try revision(of: venue, SQLiteTransaction(db: db))
-    }
-
-    /// The revision of `venue` through the SQL seam; ``StoreError/unknownVenue(_:)`` when there is none.
+    /// The venue's current revision; ``StoreError/unknownVenue(_:)`` when there is none.
     func revision(of venue: String, _ transaction: any SQLTransaction) throws -> Int {
         guard let row = try transaction.rows("SELECT revision FROM venue WHERE id = ?", [.text(venue)]).first else {
             throw StoreError.unknownVenue(venue)

@@ -1,13 +1,11 @@
 import Foundation
-import GRDB
 import Positioning
 import ScanFormats
 
-// Plain Codable rows, one per table. They stay internal: the store's public API speaks in Positioning's
+// Plain rows, one per table, read and written through the SQL seam (Rows.swift) on both engines. They stay internal: the store's public API speaks in Positioning's
 // types and in the summaries of this module.
 
-struct VenueRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
-    static let databaseTableName = "venue"
+struct VenueRecord: Hashable {
     var id: String
     var name: String
     var revision: Int
@@ -31,31 +29,20 @@ struct VenueRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     }
 }
 
-struct FloorRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
-    static let databaseTableName = "floor"
+struct FloorRecord: Hashable {
     var venueId: String
     var level: Int
     var name: String
 
-    enum Columns {
-        static let venueId = Column(CodingKeys.venueId)
-        static let level = Column(CodingKeys.level)
-    }
 }
 
 /// A zone drawn as a polygon on one floor; `polygon` is its vertices as JSON (`[[x, y], …]`).
-struct ZoneAreaRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
-    static let databaseTableName = "zoneArea"
+struct ZoneAreaRecord: Hashable {
     var venueId: String
     var level: Int
     var name: String
     var polygon: String
 
-    enum Columns {
-        static let venueId = Column(CodingKeys.venueId)
-        static let level = Column(CodingKeys.level)
-        static let name = Column(CodingKeys.name)
-    }
 
     init(venueId: String, area: ZoneArea) throws {
         self.venueId = venueId
@@ -74,8 +61,7 @@ struct ZoneAreaRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     }
 }
 
-struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
-    static let databaseTableName = "floorPlan"
+struct FloorPlanRecord: Hashable {
     var venueId: String
     var level: Int
     var image: String
@@ -90,10 +76,6 @@ struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     var referencePoints: String?
     var updatedAt: Date
 
-    enum Columns {
-        static let venueId = Column(CodingKeys.venueId)
-        static let level = Column(CodingKeys.level)
-    }
 
     /// The row of a plan, its corners resolved: a placement by reference points needs the image's size.
     init(venueId: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, updatedAt: Date) throws {
@@ -147,8 +129,7 @@ struct FloorPlanRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
     }
 }
 
-struct BeaconRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
-    static let databaseTableName = "beacon"
+struct BeaconRecord: Hashable {
     var id: Int64?
     var venueId: String
     var uuid: String
@@ -161,21 +142,9 @@ struct BeaconRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashabl
     var measuredPower: Int?
     var status: BeaconStatus
 
-    enum Columns {
-        static let venueId = Column(CodingKeys.venueId)
-        static let uuid = Column(CodingKeys.uuid)
-        static let major = Column(CodingKeys.major)
-        static let minor = Column(CodingKeys.minor)
-        static let status = Column(CodingKeys.status)
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 }
 
-struct SpotRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
-    static let databaseTableName = "spot"
+struct SpotRecord: Hashable {
     var id: Int64?
     var venueId: String
     var name: String
@@ -184,19 +153,9 @@ struct SpotRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable 
     var floor: Int
     var zone: String?
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let venueId = Column(CodingKeys.venueId)
-        static let name = Column(CodingKeys.name)
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 }
 
-struct SurveySessionRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
-    static let databaseTableName = "surveySession"
+struct SurveySessionRecord: Hashable {
     var id: Int64?
     var venueId: String
     var `operator`: String?
@@ -205,31 +164,9 @@ struct SurveySessionRecord: Codable, FetchableRecord, MutablePersistableRecord, 
     var sourceFile: String?
     var windowSize: Int
 
-    enum Columns {
-        static let venueId = Column(CodingKeys.venueId)
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 }
 
-struct FingerprintRecord: Codable, FetchableRecord, MutablePersistableRecord, Hashable {
-    static let databaseTableName = "fingerprint"
-    var id: Int64?
-    var spotId: Int64
-    var sessionId: Int64
-    var device: String
-    var time: Double
-    var sampleCount: Int
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
-}
-
-struct FingerprintEntryRecord: Codable, FetchableRecord, PersistableRecord, Hashable {
-    static let databaseTableName = "fingerprintEntry"
+struct FingerprintEntryRecord: Hashable {
     var fingerprintId: Int64
     var beaconId: Int64
     var relativePower: Double
@@ -237,9 +174,6 @@ struct FingerprintEntryRecord: Codable, FetchableRecord, PersistableRecord, Hash
     var meanRSSI: Double
     var visibility: Double
 
-    enum Columns {
-        static let beaconId = Column(CodingKeys.beaconId)
-    }
 }
 
 extension BeaconRecord {
@@ -248,9 +182,4 @@ extension BeaconRecord {
         get throws { try BeaconID(uuidString: uuid, major: major, minor: minor) }
     }
 
-    /// The identity's columns, canonical (upper-case UUID).
-    static func matching(_ beacon: BeaconID) -> SQLExpression {
-        (Columns.uuid == beacon.uuid.uuidString && Columns.major == Int(beacon.major) && Columns.minor == Int(beacon.minor)).sqlExpression
-    }
 }
-

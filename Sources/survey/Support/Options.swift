@@ -5,18 +5,32 @@ import Logging
 
 /// Where the database is, shared by every subcommand that touches it.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The beaconfix database file.", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The beaconfix store: a SQLite file, or a cluster's PostgreSQL as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.",
+            valueName: "path-or-url"))
     var db: String = "beaconfix.sqlite"
 
     @Flag(name: .long, help: "Log what the store does (debug level, on standard error).")
     var verbose = false
 
-    /// Opens the database. Only commands that create data may create the file.
+    /// Opens the store. Only commands that create data may create a SQLite file; a PostgreSQL database
+    /// must exist (its schema is created or migrated on first use).
     func open(creating: Bool = false) throws -> FingerprintStore {
-        if !creating, !FileManager.default.fileExists(atPath: db) {
-            throw CLIError("there is no database at \(db); create one with 'survey venue import VENUE.json' or pass --db")
+        try Self.open(db, creating: creating, verbose: verbose, option: "--db")
+    }
+
+    /// Opens the store at `location`; `option` names the flag in messages.
+    static func open(_ location: String, creating: Bool, verbose: Bool, option: String) throws -> FingerprintStore {
+        if !FingerprintStore.isServer(location: location), !creating, !FileManager.default.fileExists(atPath: location) {
+            throw CLIError("there is no database at \(location); create one with 'survey venue import VENUE.json' or pass \(option)")
         }
-        return try FingerprintStore.open(path: db, logger: CLILogging.logger(verbose: verbose))
+        do {
+            return try FingerprintStore.open(location: location, logger: CLILogging.logger(verbose: verbose))
+        } catch let error as StoreError {
+            throw CLIError("\(error)")
+        }
     }
 }
 

@@ -3,27 +3,36 @@ import GRDB
 import GRDBSQLite
 import Positioning
 
-/// Inserts fingerprints and their entries through SQLite's API, bypassing GRDB's `StatementArguments`,
-/// which box every value and cost more than the inserts themselves here (about 16 entries per
-/// fingerprint, tens of thousands of fingerprints per survey).
+/// Inserts fingerprints and their entries, about 16 entries per fingerprint and tens of thousands of
+/// fingerprints per survey: on SQLite through SQLite's API, on PostgreSQL through the seam.
 ///
-/// The statements are GRDB's (prepared, cached and finalized by it) and run inside GRDB's transaction;
-/// nothing observes these tables, so GRDB's execution hooks have nothing to do.
+/// On SQLite this bypasses GRDB's `StatementArguments`, which box every value and cost more than the
+/// inserts themselves. The statements are GRDB's (prepared, cached and finalized by it) and run inside
+/// GRDB's transaction; nothing observes these tables, so GRDB's execution hooks have nothing to do.
 struct EntryInserter {
     /// At most 150 rows (900 parameters) per statement: under any SQLite's limit on parameters.
     static let maximumRowsPerStatement = 150
 
-    let db: Database
-    let fingerprintStatement: Statement
+    let transaction: any SQLTransaction
+    /// SQLite's connection and prepared statement, for the fast path; nil on PostgreSQL.
+    private let sqlite: (db: Database, fingerprintStatement: Statement)?
+    private static let fingerprintSQL = "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)"
 
-    init(_ db: Database) throws {
-        self.db = db
-        fingerprintStatement = try db.cachedStatement(
-            sql: "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)")
+    init(_ transaction: any SQLTransaction) throws {
+        self.transaction = transaction
+        if let connection = transaction as? SQLiteTransaction {
+            sqlite = (connection.db, try connection.db.cachedStatement(sql: Self.fingerprintSQL))
+        } else {
+            sqlite = nil
+        }
     }
 
     /// Inserts one fingerprint row and returns its id.
     func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64 {
+        guard let (db, fingerprintStatement) = sqlite else {
+            return try transaction.insertReturningID(
+                Self.fingerprintSQL, [.integer(spot), .integer(session), .text(device), .real(time), SQLValue(sampleCount)])
+        }
         let sqlite = fingerprintStatement.sqliteStatement
         sqlite3_reset(sqlite)
         sqlite3_bind_int64(sqlite, 1, spot)
@@ -40,7 +49,7 @@ struct EntryInserter {
                 return sqlite3_step(sqlite)
             }
         }
-        try check(code, fingerprintStatement)
+        try check(code, fingerprintStatement, db)
         return db.lastInsertedRowID
     }
 
@@ -49,6 +58,23 @@ struct EntryInserter {
     func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws {
         var remaining = fingerprint.entries.count
         var entries = fingerprint.entries.makeIterator()
+        guard let db = sqlite?.db else {
+            while remaining > 0 {
+                let rows = min(remaining, Self.maximumRowsPerStatement)
+                var arguments: [SQLValue] = []
+                arguments.reserveCapacity(rows * 6)
+                for _ in 0..<rows {
+                    let (beacon, entry) = entries.next()!
+                    arguments += [
+                        .integer(id), .integer(beaconRows[beacon]!), .real(Double(entry.relativePower)), .real(entry.dispersion),
+                        .real(entry.meanRSSI), .real(entry.visibility),
+                    ]
+                }
+                try transaction.execute(Self.entrySQL(rows: rows), arguments)
+                remaining -= rows
+            }
+            return
+        }
         while remaining > 0 {
             let rows = min(remaining, Self.maximumRowsPerStatement)
             let statement = try db.cachedStatement(sql: Self.entrySQL(rows: rows))
@@ -65,12 +91,12 @@ struct EntryInserter {
                 sqlite3_bind_double(sqlite, parameter + 5, entry.visibility)
                 parameter += 6
             }
-            try check(sqlite3_step(sqlite), statement)
+            try check(sqlite3_step(sqlite), statement, db)
             remaining -= rows
         }
     }
 
-    private func check(_ code: Int32, _ statement: Statement) throws {
+    private func check(_ code: Int32, _ statement: Statement, _ db: Database) throws {
         guard code == SQLITE_DONE else {
             throw DatabaseError(
                 resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),

@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 public import Positioning
 import ScanFormats
 
@@ -20,7 +18,7 @@ extension FingerprintStore {
     public func record(from source: some LabelledSampleSource, into venueID: String, options: RecordOptions) throws -> RecordSummary {
         guard options.windowSize >= 1 else { throw StoreError.invalidInput("the window must hold at least 1 sample") }
         var source = source
-        let summary = try write { db -> RecordSummary in
+        let summary = try sqlWrite { db -> RecordSummary in
             var recording = try SurveyRecording(store: self, venueID: venueID, options: options, db)
             while let chunk = try source.nextChunk() {
                 try recording.take(chunk)
@@ -34,11 +32,9 @@ extension FingerprintStore {
     }
 
     /// Active beacons of a venue by identity, with their row ids.
-    func beaconIndex(_ venueID: String, _ db: Database, includeRetired: Bool = false) throws -> [BeaconID: Int64] {
-        var request = BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
-        if !includeRetired { request = request.filter(BeaconRecord.Columns.status == BeaconStatus.active.rawValue) }
+    func beaconIndex(_ venueID: String, _ db: any SQLTransaction, includeRetired: Bool = false) throws -> [BeaconID: Int64] {
         var index: [BeaconID: Int64] = [:]
-        for row in try request.fetchAll(db) { index[try row.identity] = row.id! }
+        for row in try BeaconRecord.all(of: venueID, includeRetired: includeRetired, db) { index[try row.identity] = row.id! }
         return index
     }
 }

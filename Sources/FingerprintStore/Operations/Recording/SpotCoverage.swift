@@ -1,4 +1,3 @@
-import GRDB
 import Positioning
 
 extension FingerprintStore {
@@ -8,24 +7,24 @@ extension FingerprintStore {
     ///   - recent: beacon counts of fingerprints the caller has just written, per spot name. Every
     ///     beacon of a fingerprint being recorded is active, so they count as they are.
     func spotCoverage(
-        _ venueID: String, _ db: Database, before firstNew: Int64? = nil, adding recent: [String: [Int]] = [:]
+        _ venueID: String, _ db: any SQLTransaction, before firstNew: Int64? = nil, adding recent: [String: [Int]] = [:]
     ) throws -> [RecordSummary.SpotCoverage] {
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try db.rows("""
             SELECT s.name AS spot, f.id AS fingerprint,
               (SELECT COUNT(*) FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
                WHERE e.fingerprintId = f.id AND b.status = 'active') AS beacons
             FROM spot s LEFT JOIN fingerprint f ON f.spotId = s.id AND f.id < ?
             WHERE s.venueId = ? ORDER BY s.id
-            """, arguments: [firstNew ?? Int64.max, venueID])
+            """, [.integer(firstNew ?? Int64.max), .text(venueID)])
         var order: [String] = []
         var beaconsPerFingerprint: [String: [Int]] = [:]
         for row in rows {
-            let spot: String = row["spot"]
+            let spot = try row.text("spot")
             if beaconsPerFingerprint[spot] == nil {
                 order.append(spot)
                 beaconsPerFingerprint[spot] = recent[spot] ?? []
             }
-            if let _: Int64 = row["fingerprint"] { beaconsPerFingerprint[spot]!.append(row["beacons"]) }
+            if try row.optionalInteger("fingerprint") != nil { beaconsPerFingerprint[spot]!.append(try row.int("beacons")) }
         }
         return order.map { spot in
             let counts = beaconsPerFingerprint[spot]!.sorted()

@@ -1,7 +1,5 @@
 import ScanFormats
 import Foundation
-import GRDB
-import GRDBSQLite
 import Positioning
 
 /// One `record` in progress, inside its write transaction: samples go in chunk by chunk, fingerprints
@@ -10,7 +8,7 @@ struct SurveyRecording {
     let store: FingerprintStore
     let venueID: String
     let options: RecordOptions
-    let db: Database
+    let db: any SQLTransaction
     var levels: Set<Int>
     let inserter: EntryInserter
     let startedAt = Date()
@@ -31,7 +29,7 @@ struct SurveyRecording {
     /// Beacons per new fingerprint, per spot: how many fingerprints each spot got, too.
     var addedBeaconCounts: [String: [Int]] = [:]
 
-    init(store: FingerprintStore, venueID: String, options: RecordOptions, _ db: Database) throws {
+    init(store: FingerprintStore, venueID: String, options: RecordOptions, _ db: any SQLTransaction) throws {
         self.store = store
         self.venueID = venueID
         self.options = options
@@ -39,11 +37,11 @@ struct SurveyRecording {
         let venue = try store.venueDetails(venueID, db)
         levels = Set(venue.floors.map(\.level))
         beaconRows = try store.beaconIndex(venueID, db)
-        for row in try SpotRecord.filter(SpotRecord.Columns.venueId == venueID).fetchAll(db) {
+        for row in try SpotRecord.all(of: venueID, db) {
             spotRows[row.name] = row.id!
         }
         inserter = try EntryInserter(db)
-        firstNewFingerprint = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint") ?? 1
+        firstNewFingerprint = Int64(try db.count("SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint", []))
         windower = SampleWindower(size: options.windowSize)
     }
 
@@ -70,9 +68,7 @@ struct SurveyRecording {
         if options.addUnknownBeacons {
             for reading in sample.readings where beaconRows[reading.beacon] == nil {
                 let beacon = reading.beacon
-                if let retired = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
-                    .filter(BeaconRecord.matching(beacon)).fetchOne(db)
-                {
+                if let retired = try BeaconRecord.find(beacon, in: venueID, db) {
                     throw StoreError.conflict(
                         "beacon \(beacon) is \(retired.status.rawValue) in venue '\(venueID)'; it cannot be added back by recording")
                 }

@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 import Positioning
 
 extension FingerprintStore {
     /// The calibration walk against the survey at its spots.
     func calibrationEstimate(
-        _ calibration: [LabelledSample], old: BeaconID, new: BeaconID, venue: VenueDetails, _ db: Database
+        _ calibration: [LabelledSample], old: BeaconID, new: BeaconID, venue: VenueDetails, _ db: any SQLTransaction
     ) throws -> ReplacementCalibration.Estimate {
         // One calibration fingerprint per spot, from all its samples (any device, any order).
         var bySpot: [String: [Sample]] = [:]
@@ -21,20 +20,21 @@ extension FingerprintStore {
         }
         // The survey's fingerprints at those spots, with the old beacon still in them.
         var identities: [Int64: BeaconID] = [:]
-        for row in try BeaconRecord.filter(BeaconRecord.Columns.venueId == venue.id).fetchAll(db) {
+        for row in try BeaconRecord.all(of: venue.id, db) {
             identities[row.id!] = try row.identity
         }
         var surveyed: [String: [Fingerprint]] = [:]
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try db.rows("""
             SELECT s.name, f.id, e.beaconId, e.meanRSSI FROM fingerprint f JOIN spot s ON s.id = f.spotId
             JOIN fingerprintEntry e ON e.fingerprintId = f.id JOIN beacon b ON b.id = e.beaconId
             WHERE s.venueId = ? AND b.status = 'active' ORDER BY f.id
-            """, arguments: [venue.id])
+            """, [.text(venue.id)])
         var fingerprints: [Int64: (spot: String, entries: [BeaconID: FingerprintEntry])] = [:]
-        for row in rows where walked[row[0] as String] != nil {
-            let id: Int64 = row[1]
-            let entry = FingerprintEntry(relativePower: 0, meanRSSI: row[3], dispersion: 0, visibility: 1)
-            fingerprints[id, default: (row[0], [:])].entries[identities[row[2]]!] = entry
+        for row in rows {
+            let spot = try row.text("name")
+            guard walked[spot] != nil else { continue }
+            let entry = FingerprintEntry(relativePower: 0, meanRSSI: try row.real("meanRSSI"), dispersion: 0, visibility: 1)
+            fingerprints[try row.integer("id"), default: (spot, [:])].entries[identities[try row.integer("beaconId")]!] = entry
         }
         for (_, fingerprint) in fingerprints {
             surveyed[fingerprint.spot, default: []].append(Fingerprint(entries: fingerprint.entries, sampleCount: 1))

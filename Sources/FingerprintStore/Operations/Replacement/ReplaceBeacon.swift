@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 public import Positioning
 
 extension FingerprintStore {
@@ -13,13 +12,13 @@ extension FingerprintStore {
     /// - Throws: ``StoreError`` for unknown venues or beacons, a retired old beacon, a new beacon that
     ///   already has survey entries, or a calibration too thin to trust (unless `force`).
     public func replaceBeacon(_ request: ReplacementRequest, scale: any RelativePowerScale) throws -> BeaconReplacement {
-        try transaction(dryRun: request.dryRun) { db in
+        try sqlTransaction(dryRun: request.dryRun) { db in
             let venue = try venueDetails(request.venue, db)
             let old = try beaconRow(request.old, in: request.venue, db)
             guard old.status == .active else {
                 throw StoreError.conflict("beacon \(request.old) is already retired in venue '\(request.venue)'")
             }
-            let oldEntries = try FingerprintEntryRecord.filter(FingerprintEntryRecord.Columns.beaconId == old.id!).fetchAll(db)
+            let oldEntries = try FingerprintEntryRecord.all(ofBeacon: old.id!, db)
             var record = BeaconReplacementRecord(
                 id: nil, venueId: request.venue, kind: .remove, oldBeaconId: old.id!,
                 newBeaconId: nil, newBeaconCreated: false, newBeaconPreviousStatus: nil, operator: request.operator,
@@ -32,10 +31,8 @@ extension FingerprintStore {
                 guard newID != request.old else { throw StoreError.invalidInput("the new beacon must differ from the old one") }
                 record.kind = .replace
                 var newRow: BeaconRecord
-                if let existing = try BeaconRecord.filter(BeaconRecord.Columns.venueId == request.venue)
-                    .filter(BeaconRecord.matching(newID)).fetchOne(db)
-                {
-                    let entries = try FingerprintEntryRecord.filter(FingerprintEntryRecord.Columns.beaconId == existing.id!).fetchCount(db)
+                if let existing = try BeaconRecord.find(newID, in: request.venue, db) {
+                    let entries = try FingerprintEntryRecord.count(ofBeacon: existing.id!, db)
                     guard entries == 0 else {
                         throw StoreError.conflict("beacon \(newID) already has \(entries) survey entries in venue '\(request.venue)'; a replacement must be a beacon the survey has not seen")
                     }
@@ -70,21 +67,29 @@ extension FingerprintStore {
                 }
 
                 let offset = record.offsetDB ?? 0
-                let insert = try db.cachedStatement(sql: """
-                    INSERT INTO fingerprintEntry (fingerprintId, beaconId, relativePower, dispersion, meanRSSI, visibility)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """)
-                let strongest = try db.cachedStatement(sql: """
-                    SELECT MAX(e.meanRSSI) FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
-                    WHERE e.fingerprintId = ? AND b.status = 'active' AND e.beaconId <> ?
-                    """)
-                for entry in oldEntries {
+                // The strongest other active beacon of each fingerprint the old one is in: one query, not one per entry.
+                var strongestOther: [Int64: Double] = [:]
+                for row in try db.rows("""
+                    SELECT e.fingerprintId, MAX(e.meanRSSI) AS strongest FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
+                    WHERE b.status = 'active' AND e.beaconId <> ?
+                      AND e.fingerprintId IN (SELECT fingerprintId FROM fingerprintEntry WHERE beaconId = ?)
+                    GROUP BY e.fingerprintId
+                    """, [.integer(old.id!), .integer(old.id!)]) {
+                    if let strongest = try row.optionalReal("strongest") { strongestOther[try row.integer("fingerprintId")] = strongest }
+                }
+                var arguments: [SQLValue] = []
+                for (position, entry) in oldEntries.enumerated() {
                     let meanRSSI = entry.meanRSSI + offset
-                    let others = try Double.fetchOne(strongest, arguments: [entry.fingerprintId, old.id!])
+                    let others = strongestOther[entry.fingerprintId]
                     let relative = scale.relativePower(rssi: meanRSSI, strongest: max(meanRSSI, others ?? meanRSSI))
-                    try insert.execute(arguments: [
-                        entry.fingerprintId, newRow.id!, Double(relative), entry.dispersion, meanRSSI, entry.visibility,
-                    ])
+                    arguments += [
+                        .integer(entry.fingerprintId), .integer(newRow.id!), .real(Double(relative)), .real(entry.dispersion), .real(meanRSSI),
+                        .real(entry.visibility),
+                    ]
+                    if arguments.count == EntryInserter.maximumRowsPerStatement * 6 || position == oldEntries.count - 1 {
+                        try db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
+                        arguments.removeAll(keepingCapacity: true)
+                    }
                     inherited.append(entry.fingerprintId)
                 }
             }
@@ -93,8 +98,12 @@ extension FingerprintStore {
             retired.status = .retired
             try retired.update(db)
             try record.insert(db)
-            let entry = try db.cachedStatement(sql: "INSERT INTO replacementEntry (replacementId, fingerprintId) VALUES (?, ?)")
-            for fingerprint in inherited { try entry.execute(arguments: [record.id!, fingerprint]) }
+            for start in stride(from: 0, to: inherited.count, by: 400) {
+                let chunk = inherited[start..<min(start + 400, inherited.count)]
+                try db.execute(
+                    "INSERT INTO replacementEntry (replacementId, fingerprintId) VALUES " + Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", "),
+                    chunk.flatMap { [SQLValue.integer(record.id!), .integer($0)] })
+            }
             try bumpRevision(of: request.venue, db)
             let after = try revision(of: request.venue, db)
             var report = try replacement(record, db)
@@ -107,10 +116,8 @@ extension FingerprintStore {
         }
     }
 
-    func beaconRow(_ beacon: BeaconID, in venueID: String, _ db: Database) throws -> BeaconRecord {
-        guard let row = try BeaconRecord.filter(BeaconRecord.Columns.venueId == venueID)
-            .filter(BeaconRecord.matching(beacon)).fetchOne(db)
-        else { throw StoreError.unknownBeacon(venue: venueID, beacon: beacon.description) }
+    func beaconRow(_ beacon: BeaconID, in venueID: String, _ db: any SQLTransaction) throws -> BeaconRecord {
+        guard let row = try BeaconRecord.find(beacon, in: venueID, db) else { throw StoreError.unknownBeacon(venue: venueID, beacon: beacon.description) }
         return row
     }
 }

@@ -1,56 +1,54 @@
 import Foundation
-import GRDB
 import Positioning
 
 extension FingerprintStore {
     /// The venue's replacements and removals, newest first.
     public func replacements(of venueID: String) throws -> [BeaconReplacement] {
-        try writer.read { db in try replacements(of: venueID, db) }
+        try sqlRead { db in try replacements(of: venueID, db) }
     }
 
     /// ``replacements(of:)`` without blocking a thread of Swift's concurrency pool (the daemon's call).
     public func replacements(of venueID: String) async throws -> [BeaconReplacement] {
-        try await writer.read { db in try replacements(of: venueID, db) }
+        try await sqlRead { db in try self.replacements(of: venueID, db) }
     }
 
-    func replacements(of venueID: String, _ db: Database) throws -> [BeaconReplacement] {
+    func replacements(of venueID: String, _ db: any SQLTransaction) throws -> [BeaconReplacement] {
         try venueRecord(venueID, db)
-        return try BeaconReplacementRecord.filter(Column("venueId") == venueID).order(Column("id").desc).fetchAll(db)
-            .map { try replacement($0, db) }
+        return try BeaconReplacementRecord.all(of: venueID, db).map { try replacement($0, db) }
     }
 
     /// Reverses replacement `id` exactly: the inherited entries are deleted, the old beacon is active again,
     /// the new beacon is deleted (or gets its former status back), and the revision increases again.
     public func undoReplacement(_ id: Int64, venue venueID: String, dryRun: Bool = false) throws -> BeaconReplacement {
-        try transaction(dryRun: dryRun) { db in
+        try sqlTransaction(dryRun: dryRun) { db in
             let venue = try venueDetails(venueID, db)
-            guard var record = try BeaconReplacementRecord.fetchOne(db, key: id), record.venueId == venueID else {
+            guard var record = try BeaconReplacementRecord.find(id: id, db), record.venueId == venueID else {
                 throw StoreError.invalidInput("venue '\(venueID)' has no replacement \(id)")
             }
             guard record.undoneAt == nil else { throw StoreError.conflict("replacement \(id) was already undone") }
             let involved = [record.oldBeaconId] + (record.newBeaconId.map { [$0] } ?? [])
-            let later = try BeaconReplacementRecord
-                .filter(Column("venueId") == venueID && Column("id") > id && Column("undoneAt") == nil)
-                .fetchAll(db)
+            let later = try BeaconReplacementRecord.all(of: venueID, db)
+                .filter { $0.id! > id && $0.undoneAt == nil }
+                .reversed()
                 .filter { involved.contains($0.oldBeaconId) || ($0.newBeaconId.map(involved.contains) ?? false) }
             if let blocking = later.first {
                 throw StoreError.conflict("replacement \(blocking.id!) came later and involves the same beacons; undo it first")
             }
             if let newBeacon = record.newBeaconId {
-                try db.execute(sql: """
+                try db.execute("""
                     DELETE FROM fingerprintEntry WHERE beaconId = ?
                       AND fingerprintId IN (SELECT fingerprintId FROM replacementEntry WHERE replacementId = ?)
-                    """, arguments: [newBeacon, id])
-                let remaining = try FingerprintEntryRecord.filter(FingerprintEntryRecord.Columns.beaconId == newBeacon).fetchCount(db)
+                    """, [.integer(newBeacon), .integer(id)])
+                let remaining = try FingerprintEntryRecord.count(ofBeacon: newBeacon, db)
                 if record.newBeaconCreated, remaining == 0 {
                     // Keep the row while the audit trail points at it, but out of positioning.
-                    try db.execute(sql: "UPDATE beacon SET status = 'retired' WHERE id = ?", arguments: [newBeacon])
+                    try db.execute("UPDATE beacon SET status = 'retired' WHERE id = ?", [.integer(newBeacon)])
                 } else if let previous = record.newBeaconPreviousStatus {
-                    try db.execute(sql: "UPDATE beacon SET status = ? WHERE id = ?", arguments: [previous.rawValue, newBeacon])
+                    try db.execute("UPDATE beacon SET status = ? WHERE id = ?", [.text(previous.rawValue), .integer(newBeacon)])
                 }
             }
-            try db.execute(sql: "UPDATE beacon SET status = 'active' WHERE id = ?", arguments: [record.oldBeaconId])
-            record.undoneAt = Date()
+            try db.execute("UPDATE beacon SET status = 'active' WHERE id = ?", [.integer(record.oldBeaconId)])
+            record.undoneAt = SQLValue.storedPrecision(Date())
             try record.update(db)
             try bumpRevision(of: venueID, db)
             var report = try replacement(record, db)
@@ -63,16 +61,15 @@ extension FingerprintStore {
     }
 
     /// A stored replacement as the audit trail shows it.
-    func replacement(_ record: BeaconReplacementRecord, _ db: Database) throws -> BeaconReplacement {
+    func replacement(_ record: BeaconReplacementRecord, _ db: any SQLTransaction) throws -> BeaconReplacement {
         func identity(_ id: Int64?) throws -> String? {
-            guard let id, let row = try BeaconRecord.fetchOne(db, key: id) else { return nil }
+            guard let id, let row = try BeaconRecord.find(id: id, db) else { return nil }
             return try row.identity.description
         }
         let calibration = try record.calibrationSummary.map {
             try JSONDecoder().decode(ReplacementCalibration.Estimate.self, from: Data($0.utf8))
         }
-        let inherited = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM replacementEntry WHERE replacementId = ?", arguments: [record.id]) ?? 0
+        let inherited = try db.count("SELECT COUNT(*) FROM replacementEntry WHERE replacementId = ?", [SQLValue(record.id)])
         let revision = try revision(of: record.venueId, db)
         guard let old = try identity(record.oldBeaconId) else {
             throw StoreError.conflict("replacement \(record.id.map(String.init) ?? "?") names beacon row \(record.oldBeaconId), which no longer exists")

@@ -1,0 +1,69 @@
+import Foundation
+import ScanFormats
+
+/// What ``FingerprintStore/copyVenues(_:from:)`` copied of one venue.
+public struct VenueCopySummary: Hashable, Sendable, Codable {
+    public var venue: String
+    public var fingerprints: Int
+    public var entries: Int
+    public var floorPlans: Int
+    /// Whether the venue's tuning came along (it does whenever the source has one).
+    public var tuned: Bool
+    /// The venue's revision in the target store afterwards.
+    public var revision: Int
+}
+
+extension FingerprintStore {
+    /// Copies venues from `source` into this store: definition (retired beacons included), floor plans,
+    /// zone polygons, every fingerprint exactly, and the stored tuning. Read in one transaction on the
+    /// source and written in **one** transaction here, so a failure anywhere leaves this store as it was.
+    /// The stores may be on different engines (a SQLite file into a cluster's PostgreSQL, or back).
+    ///
+    /// - Parameter venues: the venues to copy, nil for every venue of the source.
+    /// - Throws: ``StoreError/unknownVenue(_:)`` for a venue the source lacks, ``StoreError/conflict(_:)``
+    ///   when one already has fingerprints here (a copy adds, so copying twice would double the survey).
+    public func copyVenues(_ venues: [String]?, from source: FingerprintStore) throws -> [VenueCopySummary] {
+        let read = try source.sqlRead { transaction in
+            let ids = try venues ?? transaction.rows("SELECT id FROM venue ORDER BY id", []).map { try $0.text("id") }
+            return try ids.map { id in
+                let details = try source.venueDetails(id, transaction)
+                let plans = try FloorPlanRecord.all(of: id, transaction).reduce(into: [Int: FloorPlanImage]()) {
+                    $0[$1.level] = FloorPlanImage(data: $1.data, mediaType: $1.mediaType)
+                }
+                return (
+                    details: details, plans: plans, fingerprints: try source.exportFingerprints(of: id, transaction),
+                    tuning: try transaction.rows("SELECT revision, configuration, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(id)]).first)
+            }
+        }
+        let summaries = try sqlWrite { transaction in
+            try read.map { venue in
+                let id = venue.details.id
+                let imported = try importExport(
+                    venue: venue.details.definition(includingRetired: true), plans: venue.plans, fingerprints: venue.fingerprints, transaction)
+                var revision = imported.revision
+                if let tuning = venue.tuning {
+                    // A tuning made at the source's current revision describes the copied survey as it is: it is
+                    // current here too. An older one stays older (one revision before the copy).
+                    let current = try tuning.int("revision") == venue.details.revision
+                    if current { try bumpRevision(of: id, transaction) }
+                    revision = try self.revision(of: id, transaction)
+                    try transaction.execute(
+                        """
+                        INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(venueId) DO UPDATE SET revision = excluded.revision, configuration = excluded.configuration,
+                        report = excluded.report, tunedAt = excluded.tunedAt, seconds = excluded.seconds
+                        """,
+                        [
+                            .text(id), SQLValue(current ? revision : revision - 1), tuning["configuration"], tuning["report"], tuning["tunedAt"],
+                            tuning["seconds"],
+                        ])
+                }
+                return VenueCopySummary(
+                    venue: id, fingerprints: imported.fingerprints, entries: imported.entries, floorPlans: venue.plans.count,
+                    tuned: venue.tuning != nil, revision: revision)
+            }
+        }
+        logger.debug("venues copied", metadata: ["venues": "\(summaries.map(\.venue))", "source": "\(source.path)"])
+        return summaries
+    }
+}
