@@ -74,10 +74,11 @@ struct NotificationTests {
 
     @Test("a listener whose session is killed says so without the password, reconnects, and says it listens again")
     func reconnects() async throws {
-        // Given a listener listening, on a URL that carries a password
-        let url = try #require(BackendTests.postgresURL).replacingOccurrences(of: "beaconfix@", with: "beaconfix:s3cret-pw@")
-        let store = try FingerprintStore.open(location: url, logger: BackendTests.logger)
-        let listener = try #require(store.listener())
+        // Given a listener listening, on a URL that carries a password (the test server trusts loopback)
+        let store = try BackendTests.store(.postgresql)
+        var url = try #require(store.backend as? PostgresBackend).url
+        url.password = "s3cret-pw"
+        let listener = StoreListener(connection: PostgresListenerConnection(url: url, logger: BackendTests.logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await listener.run() }
             var changes = listener.changes.makeAsyncIterator()
