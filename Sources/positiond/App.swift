@@ -47,15 +47,17 @@ struct App {
         var logger = Logger(label: "positiond")
         logger.logLevel = settings.logLevel
 
-        // One pool for the file, opened here and passed down: read-only when its schema is current (the
-        // daemon only reads), and never created empty.
+        // One pool for the store, opened here and passed down: a file read-only when its schema is current
+        // (the daemon only reads) and never created empty, or a PostgreSQL database the replicas share.
         let store: FingerprintStore
         do {
-            store = try FingerprintStore.openForReading(path: settings.databasePath, logger: logger)
+            store = try FingerprintStore.openForReading(location: settings.databasePath, logger: logger)
         } catch let error as StoreError {
+            // The store's errors name a PostgreSQL store without its password; the setting itself is never echoed.
             throw StartupError(message: "\(error)" + (error == .missingDatabase(path: settings.databasePath) ? ", or point --db (POSITIOND_DB) at an existing one" : ""))
         } catch {
-            throw StartupError(message: "cannot open the database '\(settings.databasePath)': \(error); is it a beaconfix database this user may read?")
+            let shown = FingerprintStore.isServer(location: settings.databasePath) ? "the PostgreSQL store of --db (POSITIOND_DB)" : "the database '\(settings.databasePath)'"
+            throw StartupError(message: "cannot open \(shown): \(error); is it a beaconfix database this user may read?")
         }
         let app = try await buildApplication(settings: settings, store: store, metrics: registry, logger: logger)
         // SIGTERM/SIGINT start a graceful shutdown: in-flight requests finish, sockets close cleanly.

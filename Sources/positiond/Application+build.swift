@@ -19,16 +19,19 @@ func buildApplication(
     let keys = try await KeyCache(store: store)
     if !keys.current.authenticationRequired {
         guard settings.isLoopback else {
-            throw StartupError(message: "there is no API key in \(settings.databasePath), so positiond may only listen on loopback, not \(settings.host); create a key with 'survey key create --name NAME --scope admin' or use --host 127.0.0.1")
+            throw StartupError(message: "there is no API key in \(store.path), so positiond may only listen on loopback, not \(settings.host); create a key with 'survey key create --name NAME --scope admin' or use --host 127.0.0.1")
         }
         logger.warning("no API key in the database: serving WITHOUT authentication, on loopback only (\(settings.host):\(settings.port))")
     }
 
     let catalog = VenueCatalog()
     try await catalog.loadAll(from: store, logger: logger)
+    // Replicas sharing a PostgreSQL store relay their devices' live messages to each other; a daemon on
+    // a SQLite file is alone.
+    let relay = store.isShared ? LiveRelay(remoteMemory: settings.deviceIdleTimeout) : nil
     let hub = LiveHub(
         bufferSize: settings.liveBuffer, maximumTotal: settings.maximumLiveSubscribers,
-        maximumPerOwner: settings.maximumLiveSubscribersPerKey)
+        maximumPerOwner: settings.maximumLiveSubscribersPerKey, relay: relay)
     let devices = DeviceRegistry(
         capacity: settings.maximumDevices, idleTimeout: settings.deviceIdleTimeout)
     let parser = SampleParser(settings: settings)
@@ -47,7 +50,7 @@ func buildApplication(
 
     let watcher = RevisionWatcher(
         store: store, catalog: catalog, keys: keys, devices: devices, hub: hub,
-        interval: settings.revisionPollInterval, logger: logger)
+        interval: settings.revisionPollInterval, flushInterval: settings.liveRelayFlushInterval, logger: logger)
     var app = Application(
         router: router,
         server: .http1WebSocketUpgrade(webSocketRouter: router),

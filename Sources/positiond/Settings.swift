@@ -11,10 +11,17 @@ import Logging
 struct Settings: Sendable {
     var host = "127.0.0.1"
     var port = 8080
+    /// The store: a SQLite file's path, or a `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` URL shared by
+    /// the replicas of a cluster. Never shown as given (the URL may hold a password): messages use the
+    /// store's `path`, which leaves the password out.
     var databasePath = "beaconfix.sqlite"
     var logLevel = Logger.Level.info
-    /// How often the store is checked for new venue revisions and key changes.
+    /// How often a SQLite store is checked for new venue revisions and key changes, and how often idle
+    /// devices are forgotten (a PostgreSQL store notifies its changes and is not polled).
     var revisionPollInterval: Duration = .seconds(2)
+    /// How often the live messages of this replica's devices leave for the other replicas, batched
+    /// (PostgreSQL stores only): the delay a subscriber on another replica sees, at most.
+    var liveRelayFlushInterval: Duration = .milliseconds(50)
     /// Devices silent for longer are forgotten.
     var deviceIdleTimeout: Duration = .seconds(600)
     /// At most this many devices are tracked; the least recently seen are evicted first.
@@ -79,6 +86,7 @@ struct Settings: Sendable {
         clockFutureTolerance = number("clock.future.seconds") ?? defaults.clockFutureTolerance
         leafletDirectory = reader.string(forKey: "web.leaflet", default: defaults.leafletDirectory)
         liveTicketLifetime = seconds("live.ticket.seconds", defaults.liveTicketLifetime)
+        liveRelayFlushInterval = seconds("live.relay.seconds", defaults.liveRelayFlushInterval)
         self.unreadable = unreadable
     }
 
@@ -86,9 +94,9 @@ struct Settings: Sendable {
     static let documentation: [(key: String, defaultValue: String, meaning: String)] = [
         ("host", "127.0.0.1", "address to listen on (without an API key in the database, loopback only)"),
         ("port", "8080", "port to listen on"),
-        ("db", "beaconfix.sqlite", "the database 'survey' wrote"),
+        ("db", "beaconfix.sqlite", "the database 'survey' wrote: a file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DB"),
         ("log.level", "info", "trace, debug, info, notice, warning, error or critical"),
-        ("revision.poll.seconds", "2", "how often the database is checked for new revisions and keys"),
+        ("revision.poll.seconds", "2", "how often a SQLite file is checked for revisions and keys; idle devices' beat"),
         ("devices.idle.seconds", "600", "devices silent for longer are forgotten"),
         ("devices.max", "10000", "at most this many devices are tracked (least recently seen evicted)"),
         ("limits.body.bytes", "262144", "largest request body"),
@@ -100,6 +108,7 @@ struct Settings: Sendable {
         ("clock.future.seconds", "300", "how far ahead of the server's clock a sample's t may be"),
         ("web.leaflet", "/usr/share/javascript/leaflet", "Leaflet's folder (Debian libjs-leaflet), for the map page"),
         ("live.ticket.seconds", "30", "how long a live-feed ticket stays usable (once)"),
+        ("live.relay.seconds", "0.05", "how often live events leave for the other replicas (PostgreSQL)"),
     ]
 
     static func flag(of key: String) -> String { "--" + key.replacingOccurrences(of: ".", with: "-") }

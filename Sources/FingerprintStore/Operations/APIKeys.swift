@@ -77,6 +77,7 @@ extension FingerprintStore {
             let inserted = try transaction.rows(
                 "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES (?, ?, ?, ?, ?) RETURNING id",
                 [.text(name), .text(scope.rawValue), .text(Self.hash(token: token)), .text(prefix), SQLValue(now)])
+            try Self.notifyKeysChanged(transaction)
             return try inserted.first?.integer("id") ?? { throw StoreError.invalidInput("the new API key was not given an id") }()
         }
         logger.debug("api key created", metadata: ["key.id": "\(id)", "key.scope": "\(scope.rawValue)"])
@@ -100,9 +101,17 @@ extension FingerprintStore {
             guard key.revokedAt == nil else { throw StoreError.conflict("API key \(id) is already revoked") }
             let now = SQLValue.storedPrecision(Date())
             try transaction.execute("UPDATE apiKey SET revokedAt = ? WHERE id = ?", [SQLValue(now), .integer(id)])
+            try Self.notifyKeysChanged(transaction)
             key.revokedAt = now
             return key
         }
+    }
+
+    /// Tells the replicas sharing a PostgreSQL store that the keys changed: delivered when the transaction
+    /// commits (never for a rollback), so they re-read the keys at once instead of polling for them.
+    private static func notifyKeysChanged(_ transaction: any SQLTransaction) throws {
+        guard transaction.engine == .postgresql else { return }
+        try transaction.execute("SELECT pg_notify(?, '')", [.text(StoreChannels.keys)])
     }
 
     /// The scopes of the active keys by token hash: what the daemon caches to authenticate requests

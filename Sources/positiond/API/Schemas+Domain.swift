@@ -111,13 +111,14 @@ extension Components.Schemas.ZoneEventKind {
 
 extension Components.Schemas.Device {
     init(
-        venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent], anchor: GeoAnchor?
+        venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent], anchor: GeoAnchor?,
+        track: Components.Schemas.TrackState? = nil
     ) {
         self.init(
             venue: venue, device: device, revision: revision, time: update.time,
             status: update.position == nil ? .unknown : .located, position: update.position.map { .init($0, anchor: anchor) },
             zone: zone, events: events.map(Components.Schemas.ZoneEvent.init), raw: .init(update.raw, revision: revision, anchor: anchor),
-            stuckBeacons: update.stuckBeacons.map(\.description), windowSamples: update.windowSamples)
+            stuckBeacons: update.stuckBeacons.map(\.description), windowSamples: update.windowSamples, track: track)
     }
 }
 

@@ -19,7 +19,7 @@ extension PositiondAPI {
 
         let key = DeviceRegistry.Key(venue: venue.details.id, device: device)
         let ordered = samples.count > 1 ? samples.sorted { $0.time < $1.time } : samples  // outside the shard's lock
-        let (update, zone, events) = try devices.withTracker(key, configuration: configuration.tracking) { tracker -> (TrackingUpdate?, String?, [ZoneEvent]) in
+        let (update, zone, events, isNew) = try devices.withTracker(key, configuration: configuration.tracking) { tracker, isNew -> (TrackingUpdate?, String?, [ZoneEvent], Bool) in
             var last: TrackingUpdate?
             var events: [ZoneEvent] = []
             for sample in ordered {
@@ -31,7 +31,7 @@ extension PositiondAPI {
                     events += update.events
                 }
             }
-            return (last ?? tracker.lastUpdate, tracker.currentZone, events)
+            return (last ?? tracker.lastUpdate, tracker.currentZone, events, isNew)
         }
         guard let update else {
             samplesOutcomes.rejected.increment()
@@ -50,9 +50,12 @@ extension PositiondAPI {
                 venue: venueID, device: device,
                 message: .zone(.init(_type: .zone, venue: venueID, device: device, event: .init(event.kind), zone: event.zone, time: event.time)))
         }
+        // What this replica can know: a track it has just created is a re-warm when another replica's
+        // batches carried the device lately (the relay remembers them), and new otherwise.
+        let track: Components.Schemas.TrackState = !isNew ? .continued : hub.relay?.isTrackedElsewhere(key) == true ? .rewarmed : .new
         return Components.Schemas.Device(
             venue: venueID, device: device, revision: venue.revision, update: update, zone: zone, events: events,
-            anchor: venue.details.geo)
+            anchor: venue.details.geo, track: track)
     }
 
     func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {

@@ -146,6 +146,7 @@ extension JSONWriter {
             json.key("stuck_beacons")
             json.array(device.stuckBeacons) { json, beacon in json.string(beacon) }
             json.key("time"); json.number(device.time)
+            if let track = device.track { json.key("track"); json.string(track.rawValue) }
             json.key("venue"); json.string(device.venue)
             json.key("window_samples"); json.number(device.windowSamples)
             if let zone = device.zone { json.key("zone"); json.string(zone) }

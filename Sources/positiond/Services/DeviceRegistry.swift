@@ -53,12 +53,24 @@ final class DeviceRegistry: Sendable {
     func withTracker<T: Sendable>(
         _ key: Key, configuration: TrackerConfiguration, now: ContinuousClock.Instant = .now, _ update: (inout DeviceTracker) throws -> T
     ) throws -> T {
+        try withTracker(key, configuration: configuration, now: now) { tracker, _ in try update(&tracker) }
+    }
+
+    /// ``withTracker(_:configuration:now:_:)-(_,_,_,(inout DeviceTracker) throws -> T)``, telling `update`
+    /// whether the tracker was created for this call (the device was not tracked here).
+    func withTracker<T: Sendable>(
+        _ key: Key, configuration: TrackerConfiguration, now: ContinuousClock.Instant = .now,
+        _ update: (inout DeviceTracker, _ isNew: Bool) throws -> T
+    ) throws -> T {
         var change = 0
         let result = try shard(for: key).entries.withLock { entries -> T in
             var entry: Entry
+            let isNew: Bool
             if let known = entries.removeValue(forKey: key) {
                 entry = known
+                isNew = false
             } else {
+                isNew = true
                 entry = Entry(tracker: DeviceTracker(device: key.device, configuration: configuration), lastSeen: now)
                 change += 1
             }
@@ -70,7 +82,7 @@ final class DeviceRegistry: Sendable {
                     change -= 1
                 }
             }
-            return try update(&entry.tracker)
+            return try update(&entry.tracker, isNew)
         }
         if change != 0 { trackedGauge.record(tracked.add(change, ordering: .relaxed).newValue) }
         return result

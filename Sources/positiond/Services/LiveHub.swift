@@ -16,6 +16,13 @@ struct LiveMessage: Sendable {
         self.device = device
         text = String(decoding: try APIJSON.encoder.encode(message), as: UTF8.self)
     }
+
+    /// A message encoded elsewhere: another replica's, as its batch carried it.
+    init(venue: String, device: String?, text: String) {
+        self.venue = venue
+        self.device = device
+        self.text = text
+    }
 }
 
 /// Fans live messages out to WebSocket subscribers.
@@ -23,6 +30,10 @@ struct LiveMessage: Sendable {
 /// Each subscriber has a bounded buffer that keeps the newest messages: a slow consumer loses its oldest
 /// messages (counted in `beaconfix_live_dropped_messages_total`) but never slows the daemon or the others,
 /// because publishing never waits.
+///
+/// In a cluster (a store shared on PostgreSQL) a device's messages also go to its ``LiveRelay``, which
+/// carries them to the subscribers of the other replicas, and the other replicas' come back through
+/// ``deliverRelayed(_:)``.
 final class LiveHub: Sendable {
     private struct Subscriber: Sendable {
         let venue: String
@@ -57,8 +68,11 @@ final class LiveHub: Sendable {
     private let connectionsGauge: Metrics.Gauge
     private let droppedCounter: Metrics.Counter
     private let refusedCounters: [Refusal: Metrics.Counter]
+    /// The other replicas' way to this replica's devices; nil for a daemon on its own (a SQLite file).
+    let relay: LiveRelay?
 
-    init(bufferSize: Int, maximumTotal: Int = 1000, maximumPerOwner: Int = 50) {
+    init(bufferSize: Int, maximumTotal: Int = 1000, maximumPerOwner: Int = 50, relay: LiveRelay? = nil) {
+        self.relay = relay
         self.bufferSize = bufferSize
         self.maximumTotal = maximumTotal
         self.maximumPerOwner = maximumPerOwner
@@ -115,14 +129,31 @@ final class LiveHub: Sendable {
     /// Makes and encodes `message` and sends it as ``publish(_:)`` does, unless nobody listens: most
     /// updates of a busy venue have no live subscriber, and making the message is the expensive part. A
     /// message that cannot be encoded is counted as dropped.
+    ///
+    /// A device's message is also handed to the relay, when there is one: a subscriber of another replica
+    /// may follow the device, and this replica cannot know.
     func publish(venue: String, device: String?, message: @autoclosure () -> Components.Schemas.LiveMessage) {
         let targets = subscribers(venue: venue, device: device)
-        guard !targets.isEmpty else { return }
+        let relayed = device != nil ? relay : nil
+        guard !targets.isEmpty || relayed != nil else { return }
         guard let encoded = try? LiveMessage(venue: venue, device: device, message: message()) else {
             droppedCounter.increment()
             return
         }
         deliver(encoded, to: targets)
+        relayed?.enqueue(encoded)
+    }
+
+    /// Sends the messages of another replica's batch to the subscribers here, in order, without relaying
+    /// them again.
+    func deliverRelayed(_ messages: [LiveMessage]) {
+        guard let first = messages.first else { return }
+        // One batch is one venue's: one pass over the subscribers, then a filter per device.
+        let venueSubscribers = subscribers(venue: first.venue, device: nil)
+        guard !venueSubscribers.isEmpty else { return }
+        for message in messages {
+            deliver(message, to: venueSubscribers.filter { $0.device == nil || message.device == nil || $0.device == message.device })
+        }
     }
 
     private func subscribers(venue: String, device: String?) -> [Subscriber] {

@@ -1,0 +1,15 @@
+@testable import FingerprintStore
+import Foundation
+import Testing
+
+extension TestEnvironment {
+    /// A fresh store on the test PostgreSQL (BEACONFIX_TEST_POSTGRES) in a schema of its own: tests run in
+    /// parallel, and each must see only its own venues and keys.
+    static func postgresStore() throws -> FingerprintStore {
+        let text = try #require(ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"])
+        let url = try #require(try PostgresLocation(url: text))
+        let schema = "positiond_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try PostgresBackend(url: url, logger: logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
+        return try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: logger), logger: logger)
+    }
+}
