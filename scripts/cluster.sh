@@ -121,6 +121,22 @@ revision_of() { # PORT: the revision of the venue the replica serves
     curl -s --max-time 2 "http://127.0.0.1:$1/readyz" | python3 -c 'import json, sys; print(json.load(sys.stdin)["venues"].get(sys.argv[1], -1))' "$venue" 2>/dev/null || echo -1
 }
 
+ticks_per_second=$(getconf CLK_TCK)
+cpu_ticks() { # PID...: user + system CPU ticks the processes used so far (0 for one that is gone)
+    local p total=0 t
+    for p in "$@"; do
+        [[ "$p" =~ ^[0-9]+$ ]] || continue
+        t=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null) || t=0
+        total=$((total + ${t:-0}))
+    done
+    echo "$total"
+}
+cpu_groups() { # prints "replicas postgres nginx" CPU ticks now
+    local nginx_all
+    nginx_all=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
+    echo "$(cpu_ticks "${pids[@]}") $(cpu_ticks $(pgrep -u postgres | tr '\n' ' ')) $(cpu_ticks "$nginx_pid" $nginx_all)"
+}
+
 run_wrk() { # URL OUTPUT [PREFIX]: wrk in the background (wrk_pid)
     WALK="$root/venues/$venue/walk.jsonl" VENUE=$venue DEVICES=$devices LOCATE_EVERY=4 PREFIX=${3:-cp} \
         wrk -t2 -c64 -d"${seconds}s" --timeout 5s -s scripts/cluster.lua "$1" >"$2" 2>&1 &
@@ -143,22 +159,41 @@ echo "== wrk -t2 -c64 -d${seconds}s: tracked samples of $devices devices, every 
 run_wrk "http://127.0.0.1:${ports[0]}" "$work/direct.txt" direct; wait "$wrk_pid"; wrk_pid=""
 report "direct to replica 0" "$work/direct.txt" direct
 run_wrk "$nginx_url" "$work/nginx.txt"
+read -r cpu_replicas0 cpu_postgres0 cpu_nginx0 < <(cpu_groups)
 sleep "$((seconds / 2))"
 before=$(revision_of "${ports[0]}")
+after=$((before + 1))
 "$SURVEY" replace-beacon replace --db "$db" --venue "$venue" --old "$UUID:1:3" --new "$UUID:3:1" --no-tune >"$work/replace.log" 2>&1 ||
     { cat "$work/replace.log"; fail "survey replace-beacon replace --db postgres://… failed"; }
 replaced_ms=$(date +%s%3N)
-after=$(python3 -c 'import sys; print(int(sys.argv[1]) + 1)' "$before")
-declare -A seen_ms=()
-while ((${#seen_ms[@]} < replicas)) && (($(date +%s%3N) - replaced_ms < 5000)); do
-    for i in "${!ports[@]}"; do
-        [[ -n "${seen_ms[$i]:-}" ]] && continue
-        (($(revision_of "${ports[i]}") >= after)) && seen_ms[$i]=$(($(date +%s%3N) - replaced_ms))
-    done
-    sleep 0.02
+# One watcher per replica, side by side, each a bare curl every 20 ms (no interpreter started per poll: on
+# two loaded cores that alone took hundreds of milliseconds, and polling replicas in turn adds up).
+watchers=()
+for i in "${!ports[@]}"; do
+    (
+        while (($(date +%s%3N) - replaced_ms < 5000)); do
+            served=$(curl -s --max-time 1 "http://127.0.0.1:${ports[i]}/readyz" | sed -n "s/.*\"$venue\":\([0-9]*\).*/\1/p")
+            if [[ -n "$served" ]] && ((served >= after)); then echo $(($(date +%s%3N) - replaced_ms)) >"$work/seen.$i"; exit 0; fi
+            sleep 0.02
+        done
+    ) &
+    watchers+=($!)
 done
+wait "${watchers[@]}" || true
+declare -A seen_ms=()
+for i in "${!ports[@]}"; do [[ -s "$work/seen.$i" ]] && seen_ms[$i]=$(<"$work/seen.$i"); done
 wait "$wrk_pid"; wrk_pid=""
+read -r cpu_replicas1 cpu_postgres1 cpu_nginx1 < <(cpu_groups)
 report "through nginx" "$work/nginx.txt" nginx
+# Where the two cores went during that run (wrk and the subscribers aside): CPU milliseconds per request
+# of each part, the capacity model's input (README, "Running a cluster").
+awk -v r=$((cpu_replicas1 - cpu_replicas0)) -v p=$((cpu_postgres1 - cpu_postgres0)) -v n=$((cpu_nginx1 - cpu_nginx0)) \
+    -v hz="$ticks_per_second" -v rate="$nginx_rate" -v s="$seconds" 'BEGIN {
+    requests = rate * s
+    printf "CPU during the nginx run, ms per request: replicas %.3f, PostgreSQL %.3f, nginx %.3f\n", \
+        r * 1000 / hz / requests, p * 1000 / hz / requests, n * 1000 / hz / requests
+    printf "one core of positiond serves %.0f req/s; PostgreSQL spends %.1f%% of what the replicas spend\n", \
+        requests / (r / hz), 100 * p / r }'
 awk -v d="$direct_rate" -v n="$nginx_rate" 'BEGIN { printf "through nginx / direct to one replica = %.2f\n", n / d }'
 slowest=0
 for i in "${!ports[@]}"; do
@@ -169,14 +204,17 @@ done
 ((slowest <= 2000)) || fail "a replica took ${slowest} ms (> 2 s) to serve the new revision"
 
 # 3. Through nginx, one replica killed halfway.
-probe=cp-1
+# The probe is a device of its own that wrk never sends: its first answer after the kill is then surely the
+# first request of its new replica (a device of wrk's may have been re-warmed by wrk a moment before).
+probe=probe-1
+for _ in 1 2 3; do post "$nginx_url" "$probe" >/dev/null; sleep 0.1; done
 victim=$(owner_of "$probe")
-[[ -n "$victim" ]] || { post "$nginx_url" "$probe" >/dev/null; victim=$(owner_of "$probe"); }
 [[ -n "$victim" ]] || { fail "no replica tracks $probe"; victim=2; }
 victim_pid=${pids[victim]}
 echo "== through nginx again; after $((seconds / 2)) s replica $victim (port ${ports[victim]}, pid $victim_pid), which tracks $probe, gets SIGKILL"
 run_wrk "$nginx_url" "$work/kill.txt"
 sleep "$((seconds / 2))"
+post "$nginx_url" "$probe" >/dev/null
 kill_ms=$(date +%s%3N)
 kill -KILL "$victim_pid"
 wait "$victim_pid" 2>/dev/null || true
