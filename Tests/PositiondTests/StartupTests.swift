@@ -90,6 +90,13 @@ struct StartupTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test("a PostgreSQL store that cannot be reached, named without its password")
+    func unreachablePostgres() throws {
+        let outcome = try Self.run(["--db", "postgres://ops:s3cret@127.0.0.1:1/beaconfix", "--port", "18999"])
+        Self.expectOneClearLine(outcome, "cannot connect to the PostgreSQL store postgres://ops@127.0.0.1:1/beaconfix")
+        #expect(!outcome.stderr.contains("s3cret"))
+    }
+
     @Test("a file that is not a database")
     func notADatabase() throws {
         let path = try ScratchSpace.directory("startup").appendingPathComponent("notes.sqlite").path
