@@ -60,5 +60,17 @@ let package = Package(
             path: "Benchmarks/Tuning",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        /// The visitor history: the analytics queries over a week of 5,000 devices, and one second of the
+        /// history writer at 5,000 devices a second.
+        .executableTarget(
+            name: "Analytics",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
+                .product(name: "FingerprintStore", package: "beaconfix"),
+            ],
+            path: "Benchmarks/Analytics",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

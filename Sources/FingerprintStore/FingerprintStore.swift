@@ -1,6 +1,7 @@
 import GRDB
 public import Logging
 import Foundation
+import Synchronization
 
 /// The deployment's single SQLite file: venues, beacons, spots, survey fingerprints, revisions.
 ///
@@ -14,6 +15,10 @@ public final class FingerprintStore: Sendable {
     /// The SQLite connection, for the operations that still speak GRDB rather than the SQL seam.
     private let sqlite: (any DatabaseWriter)?
     let logger: Logger
+    /// The file of a store opened read-only (positiond's), whose history writes go through their own
+    /// writable connection, ``historyConnection``, opened on first use.
+    private let readOnlyPath: String?
+    private let historyConnection = Mutex<DatabaseQueue?>(nil)
 
     /// Where the database lives: its file's path (`:memory:` for ``inMemory(logger:)``), or a PostgreSQL
     /// URL without its password. For messages.
@@ -35,6 +40,7 @@ public final class FingerprintStore: Sendable {
         self.backend = postgres
         self.sqlite = nil
         self.logger = logger
+        self.readOnlyPath = nil
         try PostgresMigrations.migrate(postgres)
     }
 
@@ -42,10 +48,11 @@ public final class FingerprintStore: Sendable {
     ///
     /// - Throws: ``StoreError/newerSchema(path:unknownMigrations:)`` when the database was written by a
     ///   newer beaconfix; the file is left untouched.
-    init(writer: any DatabaseWriter, logger: Logger) throws {
+    init(writer: any DatabaseWriter, logger: Logger, readOnlyPath: String? = nil) throws {
         self.backend = SQLiteBackend(writer: writer)
         self.sqlite = writer
         self.logger = logger
+        self.readOnlyPath = readOnlyPath
         let migrator = StoreMigrations.migrator
         let unknown = try writer.read { db -> [String] in
             guard try migrator.hasBeenSuperseded(db) else { return [] }
@@ -114,7 +121,20 @@ public final class FingerprintStore: Sendable {
             try reader.close()
             return try open(path: path, logger: logger)
         }
-        return try FingerprintStore(writer: reader, logger: logger)
+        return try FingerprintStore(writer: reader, logger: logger, readOnlyPath: path)
+    }
+
+    /// A write transaction for the visitor history. A store opened read-only writes its history through a
+    /// connection of its own (the survey stays read-only to the daemon); any other store uses its writer.
+    func historyWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+        guard let readOnlyPath else { return try sqlWrite(body) }
+        let queue = try historyConnection.withLock { connection -> DatabaseQueue in
+            if let connection { return connection }
+            let opened = try Self.opening(readOnlyPath) { try DatabaseQueue(path: readOnlyPath, configuration: Self.configuration) }
+            connection = opened
+            return opened
+        }
+        return try queue.write { db in try body(SQLiteTransaction(db: db)) }
     }
 
     /// `body`, with SQLite's "unable to open" and "not a database" turned into ``StoreError/cannotOpen(path:reason:)``.

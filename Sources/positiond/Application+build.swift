@@ -35,6 +35,8 @@ func buildApplication(
     let devices = DeviceRegistry(
         capacity: settings.maximumDevices, idleTimeout: settings.deviceIdleTimeout)
     let parser = SampleParser(settings: settings)
+    let history = settings.historyEnabled
+        ? HistoryRecorder(traceInterval: settings.historyTraceInterval, idleTimeout: settings.deviceIdleTimeout) : nil
 
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(RequestIDMiddleware())
@@ -44,7 +46,8 @@ func buildApplication(
     let authentication = AuthenticationMiddleware(keys: keys, tickets: tickets)
     let api = PositiondAPI(
         store: store, catalog: catalog, devices: devices, hub: hub, parser: parser, metricsRegistry: metrics,
-        document: try APIDocument(), tickets: tickets, web: WebAssets(leafletDirectory: settings.leafletDirectory, logger: logger))
+        document: try APIDocument(), tickets: tickets, web: WebAssets(leafletDirectory: settings.leafletDirectory, logger: logger),
+        history: history, minimumVisit: settings.minimumVisit)
     try api.register(on: router, authentication: authentication)
     LiveController(catalog: catalog, hub: hub).register(on: router.group("v1/venues").add(middleware: authentication))
 
@@ -57,5 +60,9 @@ func buildApplication(
         configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "positiond"),
         logger: logger)
     app.addServices(watcher)
+    if let history {
+        app.addServices(HistoryWriter(
+            store: store, recorder: history, flushInterval: settings.historyFlushInterval, retention: settings.historyRetention, logger: logger))
+    }
     return app
 }

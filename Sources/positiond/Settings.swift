@@ -41,6 +41,17 @@ struct Settings: Sendable {
     var leafletDirectory = "/usr/share/javascript/leaflet"
     /// How long a live-feed ticket (`POST .../live/tickets`) may wait for its one use.
     var liveTicketLifetime: Duration = .seconds(30)
+    /// Whether tracked devices' visitor history (zone visits, a thinned trace, presence) is recorded at all;
+    /// each venue can also be switched off on its own (`survey analytics recording`).
+    var historyEnabled = true
+    /// At most one trace point per device per this many seconds: the heatmap's and presence's resolution.
+    var historyTraceInterval: Double = 10
+    /// How often the buffered history is written, in one transaction.
+    var historyFlushInterval: Duration = .seconds(1)
+    /// History older than this is deleted.
+    var historyRetention: Duration = .seconds(30 * 86_400)
+    /// Dwell's default: visits shorter than this many seconds are not counted as visits.
+    var minimumVisit: Double = 10
 
     init() {}
 
@@ -87,6 +98,13 @@ struct Settings: Sendable {
         leafletDirectory = reader.string(forKey: "web.leaflet", default: defaults.leafletDirectory)
         liveTicketLifetime = seconds("live.ticket.seconds", defaults.liveTicketLifetime)
         liveRelayFlushInterval = seconds("live.relay.seconds", defaults.liveRelayFlushInterval)
+        historyEnabled = read("history.enabled", as: "true or false") { reader.bool(forKey: ConfigKey($0)) } ?? defaults.historyEnabled
+        historyTraceInterval = number("history.trace.seconds") ?? defaults.historyTraceInterval
+        historyFlushInterval = seconds("history.flush.seconds", defaults.historyFlushInterval)
+        if let days = number("history.retention.days") {
+            if days > 0, days <= 3650 { historyRetention = .seconds(Int64(days * 86_400)) } else { unreadable.append("history.retention.days must be more than 0 and at most 3650") }
+        }
+        minimumVisit = number("analytics.min.visit.seconds") ?? defaults.minimumVisit
         self.unreadable = unreadable
     }
 
@@ -109,6 +127,11 @@ struct Settings: Sendable {
         ("web.leaflet", "/usr/share/javascript/leaflet", "Leaflet's folder (Debian libjs-leaflet), for the map page"),
         ("live.ticket.seconds", "30", "how long a live-feed ticket stays usable (once)"),
         ("live.relay.seconds", "0.05", "how often live events leave for the other replicas (PostgreSQL)"),
+        ("history.enabled", "true", "record visitor history (zone visits, thinned trace, presence) for analytics"),
+        ("history.trace.seconds", "10", "at most one trace point per device per this many seconds"),
+        ("history.flush.seconds", "1", "how often the buffered history is written, in one transaction"),
+        ("history.retention.days", "30", "history older than this is deleted"),
+        ("analytics.min.visit.seconds", "10", "dwell: visits shorter than this are not counted"),
     ]
 
     static func flag(of key: String) -> String { "--" + key.replacingOccurrences(of: ".", with: "-") }
@@ -138,6 +161,8 @@ struct Settings: Sendable {
         if maximumLiveSubscribers < 1 || maximumLiveSubscribersPerKey < 1 { problems.append("live.max.total and live.max.per.key must be at least 1") }
         if !(clockFutureTolerance >= 0) { problems.append("clock.future.seconds must be 0 or more") }
         if revisionPollInterval <= .zero { problems.append("revision.poll.seconds must be positive") }
+        if !(historyTraceInterval >= 1 && historyTraceInterval <= 3600) { problems.append("history.trace.seconds must be from 1 to 3600") }
+        if !(minimumVisit >= 0) { problems.append("analytics.min.visit.seconds must be 0 or more") }
         return problems
     }
 

@@ -36,6 +36,15 @@ extension Survey {
         @Option(name: .long, help: ArgumentHelp("Directory to write.", valueName: "dir"))
         var out: String
 
+        @Option(name: .long, help: "Also write visitors.jsonl: a day of this many demo-hall visitors (one sample a second each, with ground truth).")
+        var visitors: Int = 0
+
+        @Option(name: .long, help: ArgumentHelp("When the visitors' day starts, Unix seconds (default: 9 hours ago).", valueName: "seconds"))
+        var visitorsStart: Double?
+
+        @Option(name: .long, help: "Hours over which the visitors come and go.")
+        var visitorsHours: Double = 11
+
         enum Layout: String, ExpressibleByArgument, CaseIterable {
             case demoHall = "demo-hall"
             case grid
@@ -44,6 +53,9 @@ extension Survey {
         func validate() throws {
             guard samples >= 1, walkSamples >= 1 else { throw ValidationError("--samples and --walk-samples must be at least 1.") }
             guard beacons >= 1, spots >= 1 else { throw ValidationError("--beacons and --spots must be at least 1.") }
+            guard (0...10_000).contains(visitors) else { throw ValidationError("--visitors must be from 0 to 10000.") }
+            guard visitors == 0 || layout == .demoHall else { throw ValidationError("--visitors needs --layout demo-hall (its zones).") }
+            guard visitorsHours >= 4, visitorsHours <= 24 else { throw ValidationError("--visitors-hours must be from 4 to 24.") }
         }
 
         func run() async throws {
@@ -86,6 +98,17 @@ extension Survey {
             // A ready-made locate request (the walk's first stop, without ground truth) for README's curl lines.
             let request = ["samples": walk.prefix(walkSamples).map { ScanLine(t: $0.t, device: $0.device, beacons: $0.beacons) }]
             try encoder.encode(request).write(to: directory.appendingPathComponent("locate-request.json"))
+            if visitors > 0 {
+                let start = visitorsStart ?? (Date().timeIntervalSince1970 - 9 * 3600).rounded()
+                let day = SimulatedVenues.demoHallDay(count: visitors, start: start, hours: visitorsHours, seed: seed &+ 2)
+                var lines: [ScanLine] = []
+                for itinerary in day {
+                    lines += venue.visit(itinerary, device: SimulatedVenues.walkDevice, using: &generator)
+                }
+                lines.sort { ($0.t, $0.device) < ($1.t, $1.device) }
+                try Self.jsonLines(lines).write(to: directory.appendingPathComponent("visitors.jsonl"))
+                print("Wrote \(out)/visitors.jsonl: \(visitors) visitors, \(lines.count) samples from \(Date(timeIntervalSince1970: start).ISO8601Format()).")
+            }
             print("Wrote \(out)/venue.json (\(venue.definition.beacons.count) beacons, \(venue.definition.spots.count) spots, \(venue.definition.floors.filter { $0.plan != nil }.count) floor plans), survey.jsonl (\(survey.count) lines), walk.jsonl (\(walk.count) lines), locate-request.json.")
         }
 

@@ -22,6 +22,11 @@ struct Contract: @unchecked Sendable {
         "Device": Components.Schemas.Device.self,
         "LiveMessage": Components.Schemas.LiveMessage.self,
         "Coverage": Components.Schemas.Coverage.self,
+        "Presence": Components.Schemas.Presence.self,
+        "Dwell": Components.Schemas.Dwell.self,
+        "Funnel": Components.Schemas.Funnel.self,
+        "Heatmap": Components.Schemas.Heatmap.self,
+        "HistoryRecording": Components.Schemas.HistoryRecording.self,
         "LiveTicket": Components.Schemas.LiveTicket.self,
         ]
     }

@@ -129,6 +129,7 @@ enum PostgresMigrations {
             """,
             "UPDATE floorPlan SET topRightX = bottomRightX, topRightY = topLeftY",
         ]),
+        ("v9: visitor history", StoreMigrations.historyTables(real: "DOUBLE PRECISION", blob: "BYTEA")),
     ]
 
     /// Brings the database up to this build's schema in one transaction (PostgreSQL's DDL is

@@ -17,6 +17,10 @@ struct PositiondAPI: APIProtocol {
     let document: APIDocument
     let tickets: LiveTickets
     let web: WebAssets
+    /// The visitor history's collector on the request path; nil when `history.enabled` is off.
+    let history: HistoryRecorder?
+    /// Dwell's default minimum visit, seconds (`analytics.min.visit.seconds`).
+    let minimumVisit: Double
     let locateOutcomes = Observability.LocateOutcomes(route: "locate")
     let samplesOutcomes = Observability.LocateOutcomes(route: "samples")
 

@@ -40,6 +40,7 @@ extension PositiondAPI {
         (update.position == nil ? samplesOutcomes.unknown : samplesOutcomes.located).increment()
 
         let venueID = venue.details.id
+        history?.record(key, update: update, zone: zone, events: events)
         if let position = update.position {
             hub.publish(
                 venue: venueID, device: device,
