@@ -2,7 +2,8 @@
 
 Environment: BASE (positiond's URL), KEY (an admin API key), WALK (the demo walk, JSON Lines), SHOT (where
 the screenshot goes), SURVEY, DB and PLAN (the survey binary, positiond's database and a plan image, to place
-a plan at an angle while the page is open). Prints one line per check and exits 1 when any fails.
+a plan at an angle while the page is open, and to create a key of scope locate). Prints one line per check
+and exits 1 when any fails.
 """
 import json
 import math
@@ -10,8 +11,10 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
+from collections import Counter
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -40,16 +43,40 @@ def wait_for(condition, seconds):
     return condition()
 
 
-def post_samples(device, lines):
-    """Tracked samples of `device`, one request per walk line, as a phone posts them."""
-    for line in lines:
+def post_samples(device, lines, times=None):
+    """Tracked samples of `device`, one request per walk line, as a phone posts them: at the walk's times,
+    or at `times` (one a line)."""
+    for index, line in enumerate(lines):
         sample = {key: line[key] for key in ("t", "beacons")}
+        if times is not None:
+            sample["t"] = times[index]
         body = json.dumps({"samples": [sample]}).encode()
         request = urllib.request.Request(
             f"{BASE}/v1/venues/demo-hall/devices/{device}/samples", data=body, method="POST",
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200, response.status
+
+
+def api(path, key=KEY):
+    """GET an API route with `key`: (status, JSON body or None)."""
+    request = urllib.request.Request(f"{BASE}{path}", headers={"Authorization": f"Bearer {key}", "Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, None
+
+
+def zone_labels():
+    """The zones' presence labels on the map ("Bar · 3"), as {zone: devices}."""
+    labels = driver.execute_script(
+        "return [...document.querySelectorAll('.leaflet-tooltip.zone-count')].map(tip => tip.textContent)")
+    counts = {}
+    for label in labels:
+        zone, _, devices = label.rpartition(" · ")
+        counts[zone] = int(devices) if devices.isdigit() else devices
+    return counts
 
 
 options = Options()
@@ -98,6 +125,43 @@ try:
     driver.save_screenshot(SHOT)
     print(f"screenshot: {SHOT}")
 
+    # Presence: the walk's times are days old, so those three phones are not present now. Three visitors
+    # post samples timed now (two bursts 20 s apart, so that their trace also credits heatmap seconds): one
+    # at the entrance, two in the bar. Once the history writer has stored them (about a second) the next
+    # poll (every 5 s) labels each zone of the floor with the visitors the live feed put in it.
+    now = int(time.time())
+    times = [now - 25 + index for index in range(5)] + [now - 5 + index for index in range(5)]
+    visitors = {"visitor-1": lines[0:5], "visitor-2": lines[55:60], "visitor-3": lines[60:65]}
+    for device, burst in visitors.items():
+        post_samples(device, burst + burst, times)
+    wait_for(lambda: driver.execute_script(
+        "return arguments[0].every(id => window.beaconfixMap.devices.has(id))", list(visitors)), 5)
+    live_zones = driver.execute_script(
+        "return arguments[0].map(id => (window.beaconfixMap.devices.get(id) || {}).zone || null)", list(visitors))
+    floor_zones = driver.execute_script(
+        "return window.beaconfixMap.coverage.zones.filter(zone => zone.floor === window.beaconfixMap.floor).map(zone => zone.name)")
+    in_zones = Counter(zone for zone in live_zones if zone)
+    expected = {zone: in_zones.get(zone, 0) for zone in floor_zones}
+    labelled = wait_for(lambda: zone_labels() == expected, 12)
+    status, presence = api("/v1/venues/demo-hall/analytics/presence")
+    total = driver.find_element(By.ID, "presence-total").text
+    check("the zones are labelled with the devices present in them",
+          bool(labelled) and sum(expected.values()) == len(visitors) and total == str(len(visitors)),
+          f"labels {zone_labels()}, live zones of the visitors {dict(zip(visitors, live_zones))}, panel total {total}; "
+          f"presence answered {status}: {presence}")
+
+    # The heatmap of the last hour: the visitors' trace gives the floor's cells some seconds; each is drawn.
+    Select(driver.find_element(By.ID, "heatmap-period")).select_by_value("3600")
+    driver.find_element(By.ID, "heatmap-on").click()
+    drawn = wait_for(lambda: driver.execute_script(
+        "return document.body.dataset.heatmap === 'shown' && document.querySelectorAll('path.heat-cell').length"), 5)
+    report = driver.execute_script("return window.beaconfixMap.heatmap.report")
+    summary = driver.find_element(By.ID, "heatmap-summary").text
+    check("turning the heatmap on draws its cells and the total device time",
+          bool(drawn) and report is not None and drawn == len(report["cells"]) and report["total_s"] > 0
+          and "of device time" in summary,
+          f"{drawn or 0} cell rectangles; total {report and report['total_s']} s, max {report and report['max_s']} s; {summary!r}")
+
     # The floor switcher swaps the floor: its spots (and its plan, when the venue has plans).
     before = driver.execute_script("return [document.body.dataset.plan || '', document.querySelectorAll('path.spot').length]")
     buttons = driver.find_elements(By.CSS_SELECTOR, "#floors button")
@@ -116,8 +180,19 @@ try:
           f"{before[1]} spots on the first floor, {after[1]} on the second; plan {before[0]} then {after[0]}, {plans} shown")
     hidden = len(driver.find_elements(By.CSS_SELECTOR, ".device-icon"))
     check("devices on another floor are hidden", hidden == 0, f"{hidden} markers shown on the second floor")
+    followed = wait_for(lambda: driver.execute_script(
+        "const report = window.beaconfixMap.heatmap.report; return document.body.dataset.heatmap === 'shown' && report"
+        f" && report.floor === {second_level} && document.querySelectorAll('path.heat-cell').length === report.cells.length"), 5)
+    labels = zone_labels()
+    floor_zones = driver.execute_script(f"return window.beaconfixMap.coverage.zones.filter(zone => zone.floor === {second_level}).map(zone => zone.name)")
+    check("the heatmap and the zone labels follow the floor", bool(followed) and sorted(labels) == sorted(floor_zones),
+          f"heatmap {driver.execute_script('return document.body.dataset.heatmap')}, labels {labels}")
     driver.find_element(By.CSS_SELECTOR, f"#floors button[data-level='{first_level}']").click()
     wait_for(lambda: driver.execute_script("return document.body.dataset.floor") == first_level, 5)
+    driver.find_element(By.ID, "heatmap-on").click()
+    cleared = wait_for(lambda: driver.execute_script(
+        "return document.body.dataset.heatmap === 'off' && document.querySelectorAll('path.heat-cell').length === 0"), 5)
+    check("turning the heatmap off removes it", bool(cleared))
 
     # Colour by error: `survey record` tuned the demo venue, which kept each spot's cross-validation error,
     # so the control recolours the spots and their tooltips give the error; untuned, it must be disabled.
@@ -192,6 +267,37 @@ try:
           "; ".join(entry["message"] for entry in failed)[:400])
     state_errors = driver.execute_script("return window.beaconfixMap.errors")
     check("the page reported no error", not state_errors, str(state_errors))
+
+    # A key of scope locate may not read analytics: the page says presence needs an admin key, stops
+    # asking for it, and shows the venue all the same. (Last: its refused requests are expected.)
+    driver.set_window_size(1280, 860)
+    created = subprocess.run(
+        [os.environ["SURVEY"], "key", "create", "--db", os.environ["DB"], "--name", "browser-test-locate", "--scope", "locate", "--json"],
+        check=True, capture_output=True, text=True)
+    locate = json.loads(created.stdout)["token"]
+    # positiond reads new keys with the revisions (within a poll).
+    wait_for(lambda: api("/v1/venues/demo-hall", locate)[0] == 200, 10)
+    driver.execute_script("sessionStorage.setItem('beaconfix.key', arguments[0])", locate)
+    driver.get(f"{BASE}/venues/demo-hall/map")
+    ready = wait_for(lambda: driver.execute_script("return document.body.dataset.ready === 'true'"), 10)
+    denied = wait_for(lambda: driver.execute_script("return document.body.dataset.presence === 'denied'"), 5)
+    note = driver.find_element(By.ID, "presence-note")
+    asked = "return performance.getEntriesByType('resource').filter(entry => entry.name.includes('/analytics/presence')).length"
+    before = driver.execute_script(asked)
+    time.sleep(5.5)
+    after = driver.execute_script(asked)
+    spots = len(driver.find_elements(By.CSS_SELECTOR, "path.spot"))
+    check("with a locate key the page says presence needs an admin key, stops asking, and still draws the venue",
+          bool(ready) and bool(denied) and note.is_displayed() and "admin key" in note.text and before == after == 1
+          and spots > 0 and not driver.find_elements(By.CSS_SELECTOR, ".leaflet-tooltip.zone-count"),
+          f"ready {bool(ready)}, note {note.text!r}, presence asked {before} then {after} times, {spots} spots")
+    driver.find_element(By.ID, "heatmap-on").click()
+    refused = wait_for(lambda: driver.execute_script("return document.body.dataset.heatmap === 'denied'"), 5)
+    summary = driver.find_element(By.ID, "heatmap-summary").text
+    check("with a locate key the heatmap control says it needs an admin key",
+          bool(refused) and "admin key" in summary and not driver.find_element(By.ID, "heatmap-on").is_enabled(), summary)
+    state_errors = driver.execute_script("return window.beaconfixMap.errors")
+    check("with a locate key the page reported no error", not state_errors, str(state_errors))
 finally:
     driver.quit()
 

@@ -6,7 +6,11 @@
 # beacons are drawn, that colouring the spots by cross-validation error recolours them (the demo venue is
 # tuned when recorded), that a plan placed at an angle (by two reference points, set with `survey venue plan`
 # while the page is open) is drawn rotated without a reload, that `/` lists the venue, that the page fits a
-# phone's screen, and that the page logged no JavaScript error. Saves docs/map.png (README shows it).
+# phone's screen, and that the page logged no JavaScript error. Then the analytics: after three more devices
+# post samples timed now, each zone is labelled with the devices present in it (as the live feed placed them),
+# turning the heatmap on draws its cells and the total device time, it follows the floor and turns off; and
+# with a key of scope locate the page says presence needs an admin key and stops asking for it, the rest of
+# the page working. Saves docs/map.png (README shows it).
 #
 #   scripts/browser-test.sh
 #

@@ -8,6 +8,7 @@ Usage: simulated-day.py VISITORS_JSONL PORT
 import collections
 import http.client
 import json
+import math
 import sys
 import threading
 import time
@@ -48,6 +49,49 @@ for thread in threads:
 for thread in threads:
     thread.join()
 print(f"posted {posted[0]} samples of {len(devices)} visitors in {time.time() - started:.0f} s; {len(errors)} refused")
+
+# The truth, from the samples' ground truth: runs of samples whose true position lies in one zone (demo-hall's
+# rooms, as venue.json draws them; the meeting rooms first, as there), from their first sample to the first
+# sample elsewhere, a visitor's last run ending at its last sample (where positiond closes it).
+ROOMS = [("Entrance", 0, 0, 10, 0, 24), ("Main hall", 0, 10, 31, 0, 24), ("Bar", 0, 31, 40, 0, 24),
+         ("Meeting rooms", 1, 20, 40, 12, 24), ("Gallery west", 1, 0, 20, 0, 24), ("Gallery east", 1, 20, 40, 0, 12)]
+
+
+def room(x, y, floor):
+    for name, level, x0, x1, y0, y1 in ROOMS:
+        if level == floor and x0 <= x <= x1 and y0 <= y <= y1:
+            return name
+    return None
+
+
+truth = collections.defaultdict(list)
+for line in open(path):
+    sample = json.loads(line)
+    if sample["t"] <= now:
+        truth[sample["device"]].append((sample["t"], room(sample["x"], sample["y"], sample["floor"])))
+durations = collections.defaultdict(list)
+for runs in truth.values():
+    current, since, last = None, None, None
+    for t, zone in runs:
+        if zone != current:
+            if current is not None:
+                durations[current].append(t - since)
+            current, since = zone, t
+        last = t
+    if current is not None:
+        durations[current].append(last - since)
+
+
+def rank(values, fraction):
+    values = sorted(values)
+    return values[max(0, math.ceil(fraction * len(values)) - 1)]
+
+
+print("the truth (ground truth of the posted samples; visits of at least 10 s):")
+print("  zone                      visits    median       p90")
+for zone in sorted(durations):
+    kept = [d for d in durations[zone] if d >= 10]
+    print(f"  {zone:<24} {len(kept):>7}  {rank(kept, 0.5):>8.0f} s  {rank(kept, 0.9):>8.0f} s")
 if errors:
     print("\n".join(errors[:10]))
     sys.exit(1)

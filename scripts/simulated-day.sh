@@ -27,6 +27,13 @@ for _ in $(seq 1 100); do
 done
 python3 scripts/simulated-day.py "$work/sim/visitors.jsonl" "$PORT"
 sleep 2  # the history writer runs every second
+echo
+echo "\$ curl http://127.0.0.1:$PORT/v1/venues/demo-hall/analytics/presence   (admin scope; this file has no key)"
+curl -s "http://127.0.0.1:$PORT/v1/venues/demo-hall/analytics/presence"
+echo
+# Stopping closes every visit still open at its device's last sighting (a graceful shutdown writes them),
+# as going idle for devices.idle.seconds would: the visitors who left hours ago, in this replayed day.
+kill -TERM "$pid"; wait "$pid" || true
 
 from=$(date -u -d '-10 hours' +%Y-%m-%dT%H:00:00Z)
 to=$(date -u -d '+1 hour' +%Y-%m-%dT%H:00:00Z)
@@ -35,7 +42,4 @@ run presence --venue demo-hall --window 300
 run dwell --venue demo-hall --from "$from" --to "$to"
 run funnel --venue demo-hall --zones "Entrance,Main hall,Bar" --from "$from" --to "$to" --within 3600
 run heatmap --venue demo-hall --floor 0 --cell 2 --from "$from" --to "$to"
-echo
-echo "curl (admin scope; no key in this file): http://127.0.0.1:$PORT/v1/venues/demo-hall/analytics/dwell?from=$from&to=$to"
-curl -s "http://127.0.0.1:$PORT/v1/venues/demo-hall/analytics/dwell?from=$from&to=$to"
-echo
+run dwell --venue demo-hall --from "$from" --to "$to" --json | head -12

@@ -183,7 +183,9 @@ enum StoreMigrations {
             try db.execute(sql: "UPDATE floorPlan SET topRightX = bottomRightX, topRightY = topLeftY")
         }
         migrator.registerMigration("v9: visitor history") { db in
-            for statement in StoreMigrations.historyTables(real: "REAL", blob: "BLOB") { try db.execute(sql: statement) }
+            for statement in StoreMigrations.historyTables(real: "REAL", blob: "BLOB") + StoreMigrations.dwellDays {
+                try db.execute(sql: statement)
+            }
         }
         return migrator
     }
@@ -236,5 +238,32 @@ extension StoreMigrations {
             "CREATE INDEX devicePresence_byLastSeen ON devicePresence (venueId, lastSeen)",
         ]
     }
-}
 
+    /// SQLite's dwell histogram: per venue, zone, day (of the visit's entry, UTC) and whole second of duration,
+    /// the finished visits and their exact total, kept by triggers in the same transaction as the visits
+    /// (a visit counted once when it closes, moved if its exit is corrected, removed with it). Dwell reads
+    /// whole days from here, a few thousand rows for a week, instead of a million visits; SQLite has no
+    /// percentile function, PostgreSQL's `percentile_disc` reads the visits themselves.
+    static let dwellDays: [String] = {
+        let key = "NEW.venueId, NEW.zone, CAST(NEW.enteredAt / 86400 AS INTEGER), CAST(NEW.duration AS INTEGER)"
+        let add = """
+            INSERT INTO zoneDwellDay (venueId, zone, day, seconds, visits, total) VALUES (\(key), 1, NEW.duration)
+            ON CONFLICT (venueId, zone, day, seconds) DO UPDATE SET visits = visits + 1, total = total + excluded.total;
+            """
+        let remove = """
+            UPDATE zoneDwellDay SET visits = visits - 1, total = total - OLD.duration WHERE venueId = OLD.venueId AND zone = OLD.zone
+            AND day = CAST(OLD.enteredAt / 86400 AS INTEGER) AND seconds = CAST(OLD.duration AS INTEGER);
+            """
+        return [
+            """
+            CREATE TABLE zoneDwellDay (
+                venueId TEXT NOT NULL, zone TEXT NOT NULL, day INTEGER NOT NULL, seconds INTEGER NOT NULL,
+                visits INTEGER NOT NULL, total REAL NOT NULL, PRIMARY KEY (venueId, zone, day, seconds)) WITHOUT ROWID
+            """,
+            "CREATE TRIGGER zoneVisit_dwellOnInsert AFTER INSERT ON zoneVisit WHEN NEW.duration IS NOT NULL BEGIN \(add) END",
+            "CREATE TRIGGER zoneVisit_dwellOnUpdateRemove AFTER UPDATE OF duration ON zoneVisit WHEN OLD.duration IS NOT NULL AND OLD.duration IS NOT NEW.duration BEGIN \(remove) END",
+            "CREATE TRIGGER zoneVisit_dwellOnUpdateAdd AFTER UPDATE OF duration ON zoneVisit WHEN NEW.duration IS NOT NULL AND OLD.duration IS NOT NEW.duration BEGIN \(add) END",
+            "CREATE TRIGGER zoneVisit_dwellOnDelete AFTER DELETE ON zoneVisit WHEN OLD.duration IS NOT NULL BEGIN \(remove) END",
+        ]
+    }()
+}

@@ -22,12 +22,18 @@ struct SyntheticWeek: @unchecked Sendable {
 
     init() {
         let started = Date()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfix-analytics-\(getpid())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfix-analytics")  // one folder, replaced by each run
         try? FileManager.default.removeItem(at: directory)
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try! FingerprintStore.open(path: directory.appendingPathComponent("week.sqlite").path, logger: .init(label: "benchmark"))
-        let venue = try! SimulatedVenues.demoHall(seed: 7)
-        _ = try! store.importVenue(venue.definition)
+        var definition = try! SimulatedVenues.demoHall(seed: 7).definition
+        // The plans' images play no part here.
+        definition.floors = definition.floors.map { floor in
+            var floor = floor
+            floor.plan = nil
+            return floor
+        }
+        _ = try! store.importVenue(definition)
         var generator = SeededGenerator(seed: 11)
         var visits = 0
         for day in 0..<Self.days {

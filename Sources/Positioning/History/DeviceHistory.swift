@@ -23,8 +23,9 @@ public struct TracePoint: Hashable, Sendable {
     public var y: Double
     /// The zone the device was in (after hysteresis), nil outside every zone.
     public var zone: String?
-    /// Seconds since the device's previous trace point, at most the thinning interval: what this point adds
-    /// to the heatmap's device-seconds (0 for a device's first point, whose past is unknown).
+    /// Seconds since the device's previous trace point, at most ``DeviceHistory/longestGap`` (or the thinning
+    /// interval, if longer): what this point adds to the heatmap's device-seconds (0 for a device's first
+    /// point, whose past is unknown).
     public var seconds: Double
 
     public init(time: Double, floor: Int, x: Double, y: Double, zone: String?, seconds: Double) {
@@ -61,6 +62,10 @@ public struct HistoryChanges: Hashable, Sendable {
 public struct DeviceHistory: Sendable, Hashable {
     /// At most one trace point per this many seconds.
     public let traceInterval: Double
+    /// The longest gap between trace points credited in full to the later point: a phone that sends its
+    /// samples in batches (30 s of them a request) is there all along; one silent for longer may have been
+    /// anywhere, so its gap counts this much only.
+    public static let longestGap = 60.0
     /// The visit in progress.
     public private(set) var openVisit: ZoneVisit?
     /// Time of the newest update seen (the device's last sighting).
@@ -117,7 +122,7 @@ public struct DeviceHistory: Sendable, Hashable {
             if let lastTraced, time - lastTraced < traceInterval, time >= lastTraced {
                 return changes
             }
-            let seconds = lastTraced.map { min(max(0, time - $0), traceInterval) } ?? 0
+            let seconds = lastTraced.map { min(max(0, time - $0), max(traceInterval, Self.longestGap)) } ?? 0
             changes.trace = TracePoint(time: time, floor: position.floor, x: position.x, y: position.y, zone: zone, seconds: seconds)
             lastTraced = time
         }

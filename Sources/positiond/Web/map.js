@@ -2,8 +2,11 @@
 // at a time. It draws the floor plan (when the venue has one) under a metric grid, the zones, the spots
 // coloured by survey coverage or, once the venue is tuned, by cross-validation error, the beacons by state, and the live devices from the venue's WebSocket feed
 // (dot, accuracy circle, short trail, zone events). A revision message redraws the venue without a reload.
+// With an admin key it also labels each zone with the devices present in it now (the presence analytics,
+// polled) and can lay a heatmap of the floor over a past period under the spots (the heatmap analytics).
 //
-// window.beaconfixMap exposes the page's state (devices, floor, ready, errors) for tests and curious people.
+// window.beaconfixMap exposes the page's state (devices, floor, presence, heatmap, ready, errors) for tests
+// and curious people.
 'use strict';
 
 const TRAIL_LENGTH = 20;
@@ -14,6 +17,12 @@ const TRAIL_LENGTH = 20;
 // neighbours done well, 9 m is a phone placed beyond them.
 const ERROR_GOOD_M = 3;
 const ERROR_BAD_M = 9;
+// Presence: the devices seen within PRESENCE_WINDOW_S seconds, by zone, asked for every PRESENCE_POLL_MS (an
+// aggregate of the venue, so cheap to poll; the feed's positions alone cannot say who left quietly).
+const PRESENCE_WINDOW_S = 300;
+const PRESENCE_POLL_MS = 5000;
+// The heatmap is asked for again this often while it is shown (its last hour fills up as people move).
+const HEATMAP_REFRESH_MS = 60000;
 const venueID = decodeURIComponent(location.pathname.split('/')[2] || '');
 const state = {
   venue: null,
@@ -28,12 +37,28 @@ const state = {
   errors: [],
   // The object URL of the plan shown.
   planURL: null,
+  // zone name → its outline on the floor shown (the polygon its presence label goes on).
+  zoneOutlines: new Map(),
+  // The newest presence answer ({at, total, outside, zones: zone name → devices}); null until one came.
+  // denied: the key may not read analytics (403), so the page stopped asking.
+  presence: null,
+  presenceDenied: false,
+  presenceBusy: false,
+  presenceTimer: null,
+  // on and period (seconds back from now) as the controls say; report: the answer drawn; request counts
+  // the requests made, so that a late answer (for a floor or period no longer shown) is dropped.
+  heatmap: { on: false, period: 86400, report: null, request: 0, timer: null, denied: false },
 };
 window.beaconfixMap = state;
 
 const map = L.map('map', { crs: L.CRS.Simple, minZoom: -3, maxZoom: 6, zoomSnap: 0.25, attributionControl: false });
+// The heatmap lies over the plan but under the grid, zones, spots and devices (the overlay pane, 400): the
+// plan goes in a pane of its own below it.
+map.createPane('plan').style.zIndex = 300;
+map.createPane('heat').style.zIndex = 350;
 const layers = {
   plan: L.layerGroup().addTo(map),
+  heat: L.layerGroup().addTo(map),
   grid: L.layerGroup().addTo(map),
   zones: L.layerGroup().addTo(map),
   spots: L.layerGroup().addTo(map),
@@ -99,7 +124,7 @@ function floorBounds() {
 }
 
 async function drawFloor(fit) {
-  for (const name of ['plan', 'grid', 'zones', 'spots', 'beacons']) layers[name].clearLayers();
+  for (const name of ['plan', 'heat', 'grid', 'zones', 'spots', 'beacons']) layers[name].clearLayers();
   const bounds = floorBounds();
   await drawPlan(bounds);
   drawGrid(bounds);
@@ -109,6 +134,7 @@ async function drawFloor(fit) {
   showDevicesOfFloor();
   if (fit) map.fitBounds(bounds);
   document.body.dataset.floor = String(state.floor);
+  refreshHeatmap();
 }
 
 // A plan's image lies on its four corners, in venue metres: axis-aligned when placed by its corners,
@@ -134,9 +160,9 @@ async function drawPlan() {
   const plan = floor.plan;
   const axisAligned = plan.top_left.y === plan.top_right.y && plan.top_right.x === plan.bottom_right.x;
   if (axisAligned) {
-    L.imageOverlay(url, planBounds(plan), { className: 'floor-plan', opacity: 0.9 }).addTo(layers.plan);
+    L.imageOverlay(url, planBounds(plan), { className: 'floor-plan', opacity: 0.9, pane: 'plan' }).addTo(layers.plan);
   } else {
-    L.svgOverlay(rotatedPlan(url, plan), planBounds(plan), { className: 'floor-plan', opacity: 0.9 }).addTo(layers.plan);
+    L.svgOverlay(rotatedPlan(url, plan), planBounds(plan), { className: 'floor-plan', opacity: 0.9, pane: 'plan' }).addTo(layers.plan);
   }
   document.body.dataset.plan = plan.url;
 }
@@ -177,7 +203,9 @@ function drawGrid(bounds) {
 }
 
 // The zones of the floor: drawn polygons as they are, zones named only by spots as the hull of their spots.
+// Each shows its name on hover until presence counts come, then a permanent label with its count.
 function drawZones() {
+  state.zoneOutlines.clear();
   const areas = state.coverage.zones.filter((area) => area.floor === state.floor);
   const drawn = new Set(areas.map((area) => area.name));
   const outlines = areas.map((area) => [area.name, area.polygon]);
@@ -188,10 +216,12 @@ function drawZones() {
   }
   for (const [zone, points] of byZone) outlines.push([zone, outline(points)]);
   for (const [zone, polygon] of outlines) {
-    L.polygon(polygon.map(([x, y]) => point(x, y)), { color: '#176b2c', weight: 1.5, dashArray: '6 4', fillOpacity: 0.04, className: 'zone' })
+    const layer = L.polygon(polygon.map(([x, y]) => point(x, y)), { color: '#176b2c', weight: 1.5, dashArray: '6 4', fillOpacity: 0.04, className: 'zone' })
       .bindTooltip(beaconfix.escape(zone), { sticky: true })
       .addTo(layers.zones);
+    state.zoneOutlines.set(zone, layer);
   }
+  labelZones();
 }
 
 // The hull of a zone's spots, or, for spots in a line or a single spot, a rectangle 1.5 m around them.
@@ -296,6 +326,190 @@ function drawBeacons() {
         (beacon.replaced_by ? ' by ' + beacon.replaced_by : ''))
       .addTo(layers.beacons);
   }
+}
+
+// --- Presence: devices in each zone now ---------------------------------------------------------------
+
+// Puts each zone's count in a permanent label at its centre ("Bar · 3"); a zone nobody is in shows 0.
+function labelZones() {
+  if (!state.presence) return;
+  for (const [zone, outline] of state.zoneOutlines) {
+    const devices = state.presence.zones.get(zone) || 0;
+    const label = `${beaconfix.escape(zone)} · ${devices}`;
+    const tooltip = outline.getTooltip();
+    if (tooltip && tooltip.options.permanent) {
+      outline.setTooltipContent(label);
+    } else {
+      outline.unbindTooltip().bindTooltip(label, { permanent: true, direction: 'center', className: 'zone-count' });
+    }
+    const element = outline.getTooltip().getElement();
+    if (element) {
+      element.dataset.zone = zone;
+      element.dataset.devices = String(devices);
+    }
+  }
+}
+
+function showPresence(report) {
+  state.presence = {
+    at: report.at, total: report.total, outside: report.outside,
+    zones: new Map(report.zones.map((entry) => [entry.zone, entry.devices])),
+  };
+  document.getElementById('presence-total').textContent = String(report.total);
+  const note = document.getElementById('presence-note');
+  note.hidden = true;
+  note.textContent = '';
+  document.getElementById('presence-detail').textContent = `Devices seen in the last ${formatDuration(report.window)}: ` +
+    `${report.total - report.outside} in a zone (counted on the map's zones), ${report.outside} outside every zone.`;
+  labelZones();
+  document.body.dataset.presenceAt = String(report.at);
+}
+
+function presenceNote(text) {
+  const note = document.getElementById('presence-note');
+  note.textContent = text;
+  note.hidden = false;
+}
+
+// Asks for presence now and then every PRESENCE_POLL_MS while the tab is shown (a hidden tab stops, and
+// asks again when shown); a 403 (a key of scope locate) stops it for good, saying so, and any other failure
+// is shown and retried: the rest of the page goes on either way.
+async function pollPresence() {
+  clearTimeout(state.presenceTimer);
+  // A request on its way schedules the next one itself.
+  if (state.presenceDenied || state.presenceBusy || document.hidden) return;
+  state.presenceBusy = true;
+  try {
+    showPresence(await beaconfix.api(`/v1/venues/${encodeURIComponent(venueID)}/analytics/presence?window=${PRESENCE_WINDOW_S}`));
+  } catch (error) {
+    if (error.status === 403) {
+      state.presenceDenied = true;
+      document.getElementById('presence-total').textContent = '';
+      document.getElementById('presence-detail').hidden = true;
+      presenceNote('Presence counts need an admin key: the key in use may only locate.');
+      document.body.dataset.presence = 'denied';
+    } else {
+      presenceNote('Presence unavailable: ' + error.message + '; retrying.');
+    }
+  } finally {
+    state.presenceBusy = false;
+  }
+  if (!state.presenceDenied) state.presenceTimer = setTimeout(pollPresence, PRESENCE_POLL_MS);
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (state.ready) pollPresence();
+});
+
+// --- Heatmap: where devices spent their time over a period -------------------------------------------
+
+// Seconds as people read them: 45 s, 12 min 5 s, 3 h 20 min.
+function formatDuration(seconds) {
+  const total = Math.round(seconds);
+  if (total < 60) return total + ' s';
+  const minutes = Math.floor(total / 60);
+  if (minutes < 60) return minutes + ' min' + (total % 60 ? ` ${total % 60} s` : '');
+  return Math.floor(minutes / 60) + ' h' + (minutes % 60 ? ` ${minutes % 60} min` : '');
+}
+
+// The heat scale: a cell's share of the busiest cell's seconds, from pale yellow (little) to deep red.
+function heatStyle(share) {
+  return { fillColor: `hsl(${Math.round(55 * (1 - share))}, 90%, 48%)`, fillOpacity: 0.2 + 0.55 * share };
+}
+
+// Squares of 1 m, coarser on floors wider than 100 m so that a floor is at most about 100 squares across.
+function heatCellSize() {
+  const bounds = floorBounds();
+  const span = Math.max(bounds.getEast() - bounds.getWest(), bounds.getNorth() - bounds.getSouth());
+  return Math.min(100, Math.max(1, Math.ceil(span / 100)));
+}
+
+function heatmapSummary(text) {
+  document.getElementById('heatmap-summary').textContent = text;
+}
+
+// Asks for the heatmap of the floor shown over the chosen period (when it is on), and again every
+// HEATMAP_REFRESH_MS; off, it is cleared. Only the newest request's answer is drawn.
+async function refreshHeatmap() {
+  const heat = state.heatmap;
+  clearTimeout(heat.timer);
+  const request = ++heat.request;
+  if (!heat.on || heat.denied || !state.venue) {
+    layers.heat.clearLayers();
+    heat.report = null;
+    document.getElementById('heatmap-scale').hidden = true;
+    if (!heat.denied) heatmapSummary('Time devices spent in each square of the floor shown.');
+    document.body.dataset.heatmap = heat.denied ? 'denied' : 'off';
+    return;
+  }
+  const floor = state.floor;
+  const to = Math.ceil(Date.now() / 1000);
+  const query = new URLSearchParams({ floor: String(floor), cell: String(heatCellSize()), from: String(to - heat.period), to: String(to) });
+  document.body.dataset.heatmap = 'loading';
+  try {
+    const report = await beaconfix.api(`/v1/venues/${encodeURIComponent(venueID)}/analytics/heatmap?${query}`);
+    if (request !== heat.request) return;
+    heat.report = report;
+    drawHeatmap();
+  } catch (error) {
+    if (request !== heat.request) return;
+    if (error.status === 403) {
+      heat.denied = true;
+      heat.on = false;
+      const toggle = document.getElementById('heatmap-on');
+      toggle.checked = false;
+      toggle.disabled = true;
+      document.getElementById('heatmap-period').disabled = true;
+      heatmapSummary('The heatmap needs an admin key: the key in use may only locate.');
+      refreshHeatmap();
+      return;
+    }
+    heatmapSummary('Heatmap unavailable: ' + error.message + '; retrying.');
+    document.body.dataset.heatmap = 'failed';
+  }
+  heat.timer = setTimeout(refreshHeatmap, HEATMAP_REFRESH_MS);
+}
+
+// Each cell a square in venue metres, coloured and opaque by its seconds against the busiest cell's.
+function drawHeatmap() {
+  layers.heat.clearLayers();
+  const report = state.heatmap.report;
+  if (!report || report.floor !== state.floor) return;
+  for (const cell of report.cells) {
+    const share = report.max_s > 0 ? cell.seconds / report.max_s : 0;
+    L.rectangle(L.latLngBounds(point(cell.x, cell.y), point(cell.x + report.cell_m, cell.y + report.cell_m)),
+      Object.assign({ pane: 'heat', stroke: false, interactive: false, className: 'heat-cell' }, heatStyle(share)))
+      .addTo(layers.heat);
+  }
+  // The period asked for, widened by the daemon to whole hours: the answer says which.
+  const floor = state.venue.floors.find((candidate) => candidate.level === report.floor);
+  const from = new Date(report.from * 1000), to = new Date(report.to * 1000);
+  const time = { hour: '2-digit', minute: '2-digit' }, day = { month: 'short', day: 'numeric' };
+  const period = from.toDateString() === to.toDateString()
+    ? `${from.toLocaleTimeString([], time)} to ${to.toLocaleTimeString([], time)}`
+    : `${from.toLocaleDateString([], day)} ${from.toLocaleTimeString([], time)} to ${to.toLocaleDateString([], day)} ${to.toLocaleTimeString([], time)}`;
+  heatmapSummary(`${formatDuration(report.total_s)} of device time on ${floor ? floor.name : 'floor ' + report.floor}, ${period}` +
+    (report.cells.length ? ` (${report.cells.length} squares of ${report.cell_m} m).` : ': nobody was seen.'));
+  document.getElementById('heatmap-max').textContent = formatDuration(report.max_s);
+  document.getElementById('heatmap-scale').hidden = report.cells.length === 0;
+  document.body.dataset.heatmap = 'shown';
+  document.body.dataset.heatCells = String(report.cells.length);
+}
+
+{
+  const toggle = document.getElementById('heatmap-on');
+  const period = document.getElementById('heatmap-period');
+  // A reload may restore the controls as they were: start from what they show.
+  state.heatmap.on = toggle.checked;
+  state.heatmap.period = Number(period.value);
+  toggle.onchange = () => {
+    state.heatmap.on = toggle.checked;
+    refreshHeatmap();
+  };
+  period.onchange = () => {
+    state.heatmap.period = Number(period.value);
+    refreshHeatmap();
+  };
 }
 
 // --- Live devices ----------------------------------------------------------------------------------
@@ -410,6 +624,7 @@ function fail(error) {
     state.ready = true;
     document.body.dataset.ready = 'true';
     openFeed();
+    pollPresence();
   } catch (error) {
     fail(error);
   }

@@ -1,4 +1,5 @@
 public import Foundation
+import GRDB
 
 /// Devices present in a venue now: seen within the window, by the zone of their newest sighting.
 public struct PresenceReport: Hashable, Sendable, Codable {
@@ -154,22 +155,8 @@ extension FingerprintStore {
                         zone: try row.text("zone"), visits: Int(try row.integer("visits")), median: try row.real("median"),
                         p90: try row.real("p90"), mean: try row.real("mean")))
                 }
-            } else {
-                // SQLite has no percentile function: each percentile is one row of the covering index
-                // (venueId, zone, duration, enteredAt), found by its rank; nothing leaves SQLite but it.
-                let counts = try transaction.rows(
-                    "SELECT zone, COUNT(*) AS visits, AVG(duration) AS mean FROM zoneVisit WHERE \(filter) GROUP BY zone ORDER BY zone", arguments)
-                for row in counts {
-                    let zone = try row.text("zone"), visits = Int(try row.integer("visits"))
-                    func percentile(_ fraction: Double) throws -> Double {
-                        let rank = max(0, Int((fraction * Double(visits)).rounded(.up)) - 1)
-                        let found = try transaction.rows(
-                            "SELECT duration FROM zoneVisit WHERE venueId = ? AND zone = ? AND duration >= ? AND enteredAt >= ? AND enteredAt < ? ORDER BY duration LIMIT 1 OFFSET ?",
-                            [.text(venue), .text(zone), .real(minimumVisit), .real(from), .real(to), .integer(Int64(rank))])
-                        return try found.first?.real("duration") ?? 0
-                    }
-                    zones.append(ZoneDwell(zone: zone, visits: visits, median: try percentile(0.5), p90: try percentile(0.9), mean: try row.real("mean")))
-                }
+            } else if let sqlite = transaction as? SQLiteTransaction {
+                zones = try Self.dwellFromDays(sqlite, venue: venue, from: from, to: to, minimumVisit: minimumVisit)
             }
             return DwellReport(venue: venue, from: from, to: to, minimumVisit: minimumVisit, zones: zones)
         }
@@ -256,6 +243,64 @@ extension FingerprintStore {
         }
     }
 
+    /// SQLite's dwell: whole days of the period from the histogram `zoneDwellDay` (durations in whole seconds,
+    /// rounded down, with their exact totals), the partial days at its ends from the visits, through the
+    /// covering index (venueId, zone, duration, enteredAt). Percentiles are nearest-rank whole seconds.
+    static func dwellFromDays(
+        _ sqlite: SQLiteTransaction, venue: String, from: Double, to: Double, minimumVisit: Double
+    ) throws -> [ZoneDwell] {
+        let firstDay = Int64((from / 86_400).rounded(.up)), endDay = Int64((to / 86_400).rounded(.down))
+        let minimumSeconds = Int64(minimumVisit.rounded(.up))
+        // zone → whole seconds → (visits, total seconds)
+        var histogram: [String: [Int64: (visits: Int64, total: Double)]] = [:]
+        var raw: [(from: Double, to: Double)] = []
+        if firstDay < endDay {
+            let rows = try Row.fetchCursor(
+                sqlite.db,
+                sql: """
+                    SELECT zone, seconds, SUM(visits), SUM(total) FROM zoneDwellDay WHERE venueId = ? AND day >= ? AND day < ?
+                    AND seconds >= ? AND visits > 0 GROUP BY zone, seconds
+                    """,
+                arguments: [venue, firstDay, endDay, minimumSeconds])
+            while let row = try rows.next() {
+                histogram[row[0] as String, default: [:]][row[1] as Int64] = (row[2] as Int64, row[3] as Double)
+            }
+            if from < Double(firstDay) * 86_400 { raw.append((from, Double(firstDay) * 86_400)) }
+            if Double(endDay) * 86_400 < to { raw.append((Double(endDay) * 86_400, to)) }
+        } else {
+            raw.append((from, to))
+        }
+        for part in raw {
+            let rows = try Row.fetchCursor(
+                sqlite.db,
+                sql: "SELECT zone, duration FROM zoneVisit WHERE venueId = ? AND duration >= ? AND enteredAt >= ? AND enteredAt < ?",
+                arguments: [venue, Double(minimumSeconds), part.from, part.to])
+            while let row = try rows.next() {
+                let duration = row[1] as Double
+                let seconds = Int64(duration.rounded(.down))
+                let known = histogram[row[0] as String, default: [:]][seconds] ?? (0, 0)
+                histogram[row[0] as String, default: [:]][seconds] = (known.visits + 1, known.total + duration)
+            }
+        }
+        return histogram.keys.sorted().compactMap { zone in
+            let buckets = histogram[zone]!.sorted { $0.key < $1.key }
+            let visits = buckets.reduce(0) { $0 + $1.value.visits }
+            guard visits > 0 else { return nil }
+            func percentile(_ fraction: Double) -> Double {
+                let rank = max(1, Int64((fraction * Double(visits)).rounded(.up)))
+                var seen: Int64 = 0
+                for (seconds, bucket) in buckets {
+                    seen += bucket.visits
+                    if seen >= rank { return Double(seconds) }
+                }
+                return Double(buckets.last!.key)
+            }
+            return ZoneDwell(
+                zone: zone, visits: Int(visits), median: percentile(0.5), p90: percentile(0.9),
+                mean: buckets.reduce(0) { $0 + $1.value.total } / Double(visits))
+        }
+    }
+
     /// The venue's zone names: those of its drawn zones and of its spots.
     func zoneNames(of venue: String, _ transaction: any SQLTransaction) throws -> Set<String> {
         let rows = try transaction.rows(
@@ -265,7 +310,9 @@ extension FingerprintStore {
     }
 
     static func checkPeriod(from: Double, to: Double) throws {
-        guard from.isFinite, to.isFinite else { throw StoreError.invalidInput("from and to must be finite times") }
+        guard from.isFinite, to.isFinite, abs(from) < 1e11, abs(to) < 1e11 else {
+            throw StoreError.invalidInput("from and to must be times within 3,000 years of 1970, in seconds")
+        }
         guard from < to else { throw StoreError.invalidInput("from must be before to") }
         guard to - from <= 366 * 86_400 else { throw StoreError.invalidInput("a period is at most 366 days long") }
     }
