@@ -136,8 +136,8 @@ extension FingerprintStore {
     /// `minimumVisit` seconds, with their median, 90th percentile and mean duration.
     public func dwell(of venue: String, from: Double, to: Double, minimumVisit: Double) async throws -> DwellReport {
         try Self.checkPeriod(from: from, to: to)
-        guard minimumVisit.isFinite, minimumVisit >= 0 else {
-            throw StoreError.invalidInput("the minimum visit must be 0 seconds or more, not \(minimumVisit)")
+        guard minimumVisit.isFinite, minimumVisit >= 0, minimumVisit <= 366 * 86_400 else {
+            throw StoreError.invalidInput("the minimum visit must be from 0 to 31622400 seconds (366 days), not \(minimumVisit)")
         }
         return try await sqlRead { transaction in
             _ = try self.revision(of: venue, transaction)
@@ -170,8 +170,8 @@ extension FingerprintStore {
         guard (2...10).contains(zones.count) else {
             throw StoreError.invalidInput("a funnel has 2 to 10 zones, not \(zones.count)")
         }
-        guard within.isFinite, within > 0 else {
-            throw StoreError.invalidInput("the time limit between steps must be more than 0 seconds, not \(within)")
+        guard within.isFinite, within > 0, within <= 366 * 86_400 else {
+            throw StoreError.invalidInput("the time limit between steps must be more than 0 and at most 31622400 seconds (366 days), not \(within)")
         }
         return try await sqlRead { transaction in
             _ = try self.revision(of: venue, transaction)

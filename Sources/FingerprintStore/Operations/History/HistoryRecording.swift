@@ -173,7 +173,8 @@ extension FingerprintStore {
     /// Switches the recording of `venue`'s history on or off (on by default); what is stored stays.
     @discardableResult
     public func setHistoryRecording(of venue: String, to recording: Bool) throws -> HistoryRecordingState {
-        try sqlWrite { transaction in
+        // Through the history's connection: positiond's store is otherwise read-only.
+        try historyWrite { transaction in
             _ = try revision(of: venue, transaction)
             _ = try historySecret(of: venue, creating: true, transaction, evenWhenOff: true)
             try transaction.execute("UPDATE venueHistory SET recording = ? WHERE venueId = ?", [SQLValue(recording), .text(venue)])
