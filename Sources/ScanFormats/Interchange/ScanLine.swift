@@ -20,6 +20,11 @@ public struct ScanLine: Codable, Hashable, Sendable {
             self.minor = minor
             self.rssi = rssi
         }
+
+        /// A reading as a scan log writes it.
+        public init(_ reading: Reading) {
+            self.init(uuid: reading.beacon.uuid.uuidString, major: Int(reading.beacon.major), minor: Int(reading.beacon.minor), rssi: reading.rssi)
+        }
     }
 
     /// Seconds since the Unix epoch.

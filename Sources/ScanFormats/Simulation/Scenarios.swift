@@ -31,9 +31,7 @@ extension SimulatedVenue {
                 let sample = self.sample(x: stop.x, y: stop.y, floor: stop.floor, heading: heading, device: device, time: time, using: &generator)
                 lines.append(ScanLine(
                     t: time, device: device.name, spot: stop.name, x: stop.x, y: stop.y, floor: stop.floor,
-                    beacons: sample.readings.map {
-                        ScanLine.BeaconReading(uuid: $0.beacon.uuid.uuidString, major: Int($0.beacon.major), minor: Int($0.beacon.minor), rssi: $0.rssi)
-                    }))
+                    beacons: sample.readings.map(ScanLine.BeaconReading.init)))
                 time += 1
             }
             time += 4 // walking to the next stop

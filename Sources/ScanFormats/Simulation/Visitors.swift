@@ -51,9 +51,7 @@ extension SimulatedVenue {
             let sample = self.sample(x: x, y: y, floor: floor, heading: heading, device: device, time: time, using: &generator)
             lines.append(ScanLine(
                 t: time, device: itinerary.device, spot: nil, x: (x * 100).rounded() / 100, y: (y * 100).rounded() / 100, floor: floor,
-                beacons: sample.readings.map {
-                    ScanLine.BeaconReading(uuid: $0.beacon.uuid.uuidString, major: Int($0.beacon.major), minor: Int($0.beacon.minor), rssi: $0.rssi)
-                }))
+                beacons: sample.readings.map(ScanLine.BeaconReading.init)))
             time += 1
         }
         var previous: VisitorItinerary.Stay?

@@ -130,10 +130,7 @@ final class HistoryRecorder: Sendable {
                 defer { pending = Pending() }
                 return pending
             }
-            for (venue, batch) in pending.batches {
-                merged[venue, default: VenueHistoryBatch()].visits += batch.visits
-                merged[venue, default: VenueHistoryBatch()].trace += batch.trace
-            }
+            for (venue, batch) in pending.batches { merged[venue, default: VenueHistoryBatch()].append(batch) }
             for (key, sighting) in pending.sightings {
                 merged[key.venue, default: VenueHistoryBatch()].sightings.append(sighting)
             }

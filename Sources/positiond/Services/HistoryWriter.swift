@@ -45,11 +45,7 @@ struct HistoryWriter: Service {
 
     private func flush(_ carried: inout [String: VenueHistoryBatch], written: Metrics.Counter, failures: Metrics.Counter, duration: Metrics.Timer) async {
         var batches = carried
-        for (venue, batch) in recorder.drain() {
-            batches[venue, default: VenueHistoryBatch()].visits += batch.visits
-            batches[venue, default: VenueHistoryBatch()].trace += batch.trace
-            batches[venue, default: VenueHistoryBatch()].sightings += batch.sightings
-        }
+        for (venue, batch) in recorder.drain() { batches[venue, default: VenueHistoryBatch()].append(batch) }
         guard batches.values.contains(where: { !$0.isEmpty }) else { return }
         let started = ContinuousClock.now
         do {

@@ -141,10 +141,10 @@ extension FingerprintStore {
         }
         return try await sqlRead { transaction in
             _ = try self.revision(of: venue, transaction)
-            let filter = "venueId = ? AND duration >= ? AND enteredAt >= ? AND enteredAt < ?"
-            let arguments: [SQLValue] = [.text(venue), .real(minimumVisit), .real(from), .real(to)]
             var zones: [ZoneDwell] = []
             if transaction.engine == .postgresql {
+                let filter = "venueId = ? AND duration >= ? AND enteredAt >= ? AND enteredAt < ?"
+                let arguments: [SQLValue] = [.text(venue), .real(minimumVisit), .real(from), .real(to)]
                 let rows = try transaction.rows(
                     """
                     SELECT zone, COUNT(*) AS visits, AVG(duration) AS mean, percentile_disc(0.5) WITHIN GROUP (ORDER BY duration) AS median,

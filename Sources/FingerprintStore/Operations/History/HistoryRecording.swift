@@ -57,6 +57,13 @@ public struct VenueHistoryBatch: Hashable, Sendable {
     }
 
     public var isEmpty: Bool { visits.isEmpty && trace.isEmpty && sightings.isEmpty }
+
+    /// Appends `other`'s visits, trace points and sightings, in that order after this batch's.
+    public mutating func append(_ other: VenueHistoryBatch) {
+        visits += other.visits
+        trace += other.trace
+        sightings += other.sightings
+    }
 }
 
 /// What one history write stored.
