@@ -16,9 +16,11 @@ extension Survey {
 
                 --compare knn also runs the simplest fingerprinting, k nearest neighbours on raw RSSI (missing \
                 beacons at -105 dBm, the mean of the k nearest survey fingerprints' spots, every k from 1 to 20 \
-                and the best one kept), on the same survey and the same queries (single scans with --replay), \
-                and prints both with the ratio matcher / k-NN. Record the survey with --window 1 for the usual \
-                baseline: one reference per scan.
+                and the best one kept), on the same survey and the same queries: the same windows, or with \
+                --replay every sample answered from its device's samples of the tracker's window (the smoothed \
+                baseline a tracker must beat). The ratio matcher / k-NN is computed over the queries both located; \
+                queries only one side located are counted apart, so an unknown answer flatters neither side. \
+                Record the survey with --window 1 for the usual baseline: one reference per scan.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -33,7 +35,7 @@ extension Survey {
         @Option(name: .long, help: "Consecutive samples per query (at least 1).")
         var window: Int = 1
 
-        @Flag(name: .long, help: "Replay the walk through the tracker (smoothing, 5 s window) instead of windows.")
+        @Flag(name: .long, help: "Replay the walk through the tracker (the venue's tracker window and smoothing), sample by sample, instead of windows.")
         var replay = false
 
         @Flag(name: .long, help: "Leave-one-spot-out cross-validation of the survey itself.")
@@ -79,20 +81,23 @@ extension Survey {
             var comparison: Comparison?
             if let test {
                 let samples = try ScanLogInput(path: test, skipBad: false, requireGroundTruth: true).labelledSamples()
-                if replay {
-                    report = evaluator.replay(samples, tracking: configuration.tracking, in: map)
-                    mode = "replay of \(test) through the tracker"
-                } else {
-                    report = evaluator.evaluate(samples, windowSize: window, in: map)
-                    mode = "\(test), windows of \(window)"
-                }
+                let evaluation = replay
+                    ? evaluator.replayEvaluation(samples, tracking: configuration.tracking, in: map)
+                    : evaluator.evaluation(samples, windowSize: window, in: map)
+                report = evaluation.report
+                mode = replay ? "replay of \(test) through the tracker" : "\(test), windows of \(window)"
                 if compare == .knn {
-                    // A replay has no windows; single scans are its fair counterpart.
-                    let windowSize = replay ? 1 : window
                     let knn = try RSSINearestNeighbours(spots: survey.spots, fingerprints: survey.fingerprints)
+                    let tracking = configuration.tracking
+                    // A tracked phone's fair counterpart is k-NN on the same samples the tracker merges.
+                    let baseline = replay
+                        ? knn.replay(
+                            samples, window: tracking.window, maximumSamples: tracking.maximumWindowSamples,
+                            silenceReset: tracking.silenceReset, builder: configuration.builder)
+                        : knn.evaluate(samples, windowSize: window, builder: configuration.builder)
                     comparison = Comparison(
-                        matcher: report, windowSize: windowSize,
-                        knn: knn.evaluate(samples, windowSize: windowSize, builder: configuration.builder))
+                        matcher: evaluation, windowSize: replay ? nil : window, windowSeconds: replay ? tracking.window : nil,
+                        knn: baseline)
                 }
             } else {
                 report = try evaluator.crossValidate(spots: survey.spots, fingerprints: survey.fingerprints)
@@ -141,50 +146,60 @@ extension Survey.Evaluate {
 /// The matcher's figures beside a baseline's, measured on the same queries.
 struct Comparison: Encodable {
     var baseline = "knn"
-    /// Samples per query of the baseline (1 when the matcher was replayed).
-    var windowSize: Int
+    /// Samples per query of both sides (windows); absent with `--replay`.
+    var windowSize: Int?
+    /// With `--replay`: seconds of each device's recent samples the baseline averages, the tracker's window.
+    var windowSeconds: Double?
     var bestK: Int
-    /// The baseline at its best k.
+    /// The baseline at its best k, on every query.
     var report: EvaluationReport
     /// Mean error for every k tried.
     var byK: [NearestNeighboursEvaluation.Row]
-    /// Matcher / baseline, per figure: below 1 means the matcher is better.
-    var ratio: Ratio?
+    /// Both sides on the queries both located, and how many only one side located.
+    var paired: PairedComparison
+    /// Matcher / baseline over the queries both located (`paired.ratio`): below 1 means the matcher is better.
+    var ratio: PairedComparison.Ratio?
 
-    struct Ratio: Encodable {
-        var mean: Double
-        var median: Double
-        var p90: Double
-    }
-
-    init(matcher: EvaluationReport, windowSize: Int, knn: NearestNeighboursEvaluation) {
+    init(matcher: WalkEvaluation, windowSize: Int?, windowSeconds: Double?, knn: NearestNeighboursEvaluation) {
         self.windowSize = windowSize
+        self.windowSeconds = windowSeconds
         bestK = knn.bestK
         report = knn.report
         byK = knn.byK
-        if let ours = matcher.errors, let theirs = knn.report.errors, theirs.mean > 0, theirs.median > 0, theirs.p90 > 0 {
-            ratio = Ratio(mean: ours.mean / theirs.mean, median: ours.median / theirs.median, p90: ours.p90 / theirs.p90)
-        }
+        paired = PairedComparison(matcher: matcher.errors, baseline: knn.errors)
+        ratio = paired.ratio
     }
 
     /// The comparison as text, after the matcher's own report.
     func print(matcher: EvaluationReport) {
-        Swift.print("  compared with k-NN on raw RSSI (missing -105 dBm), best k \(bestK) of \(byK.first?.k ?? 1)...\(byK.last?.k ?? 1), "
-            + (windowSize == 1 ? "single scans:" : "windows of \(windowSize):"))
+        let queries = if let windowSeconds {
+            "every sample from its device's last \(Output.metres(windowSeconds)) s (the tracker's window):"
+        } else if windowSize == 1 {
+            "single scans:"
+        } else {
+            "windows of \(windowSize ?? 1):"
+        }
+        Swift.print("  compared with k-NN on raw RSSI (missing -105 dBm), best k \(bestK) of \(byK.first?.k ?? 1)...\(byK.last?.k ?? 1), \(queries)")
         Swift.print("    matcher: \(Self.figures(matcher))")
         Swift.print("    k-NN:    \(Self.figures(report))")
+        Swift.print("    on the \(paired.bothLocated) queries both located: matcher \(Self.figures(paired.matcher)); k-NN \(Self.figures(paired.baseline))")
+        Swift.print("    located by the matcher only \(paired.onlyMatcherLocated), by k-NN only \(paired.onlyBaselineLocated), by neither \(paired.neitherLocated)")
         if let ratio {
-            Swift.print("    matcher / k-NN: mean \(Output.metres(ratio.mean)), median \(Output.metres(ratio.median)), p90 \(Output.metres(ratio.p90))")
+            Swift.print("    matcher / k-NN (queries both located): mean \(Output.metres(ratio.mean)), median \(Output.metres(ratio.median)), p90 \(Output.metres(ratio.p90))")
         }
         Swift.print("    k-NN mean error by k: " + byK.map { "\($0.k): \($0.meanError.map(Output.metres) ?? "-")" }.joined(separator: ", "))
     }
 
-    /// Mean, median, p90 and unknown count of `report`.
+    /// Mean, median, p90, unknown count and share within the radius of `report`.
     static func figures(_ report: EvaluationReport) -> String {
-        let errors = report.errors.map {
-            "mean \(Output.metres($0.mean)), median \(Output.metres($0.median)), p90 \(Output.metres($0.p90))"
-        } ?? "nothing located"
-        return errors + ", unknown \(report.unlocated) of \(report.queries)"
+        figures(report.errors) + ", unknown \(report.unlocated) of \(report.queries)"
+            + (report.withinAccuracy.map { ", within accuracy_m \(Output.metres($0 * 100))%" } ?? "")
+    }
+
+    /// Mean, median and p90 of `errors`.
+    static func figures(_ errors: ErrorStatistics?) -> String {
+        errors.map { "mean \(Output.metres($0.mean)), median \(Output.metres($0.median)), p90 \(Output.metres($0.p90))" }
+            ?? "nothing located"
     }
 }
 

@@ -9,11 +9,18 @@ import Testing
 struct AccuracyTests {
     struct Figures {
         var tuning: TuningResult
-        var single: EvaluationReport
-        var windowed: EvaluationReport
-        var replay: EvaluationReport
+        var single: WalkEvaluation
+        var windowed: WalkEvaluation
+        var replay: WalkEvaluation
         var knn: NearestNeighboursEvaluation
         var knnWindowed: NearestNeighboursEvaluation
+        /// k-NN on every sample from its device's samples of the tracker's window: the smoothed baseline.
+        var knnTracked: NearestNeighboursEvaluation
+
+        /// Each mode against its k-NN on the same queries.
+        var singlePaired: PairedComparison { PairedComparison(matcher: single.errors, baseline: knn.errors) }
+        var windowedPaired: PairedComparison { PairedComparison(matcher: windowed.errors, baseline: knnWindowed.errors) }
+        var replayPaired: PairedComparison { PairedComparison(matcher: replay.errors, baseline: knnTracked.errors) }
     }
 
     /// Tunes on `dataset`'s survey (recorded one scan per fingerprint, as `survey record` does), then
@@ -32,12 +39,16 @@ struct AccuracyTests {
         let map = try survey.radioMap(configuration: configuration)
         let evaluator = Evaluator(builder: configuration.builder, locator: configuration.locator)
         let knn = try RSSINearestNeighbours(spots: survey.spots, fingerprints: survey.fingerprints)
+        let tracking = configuration.tracking
         let figures = Figures(
-            tuning: tuning, single: evaluator.evaluate(test, windowSize: 1, in: map),
-            windowed: evaluator.evaluate(test, windowSize: 5, in: map),
-            replay: evaluator.replay(test, tracking: configuration.tracking, in: map),
+            tuning: tuning, single: evaluator.evaluation(test, windowSize: 1, in: map),
+            windowed: evaluator.evaluation(test, windowSize: 5, in: map),
+            replay: evaluator.replayEvaluation(test, tracking: tracking, in: map),
             knn: knn.evaluate(test, windowSize: 1, builder: base.builder),
-            knnWindowed: knn.evaluate(test, windowSize: 5, builder: base.builder))
+            knnWindowed: knn.evaluate(test, windowSize: 5, builder: base.builder),
+            knnTracked: knn.replay(
+                test, window: tracking.window, maximumSamples: tracking.maximumWindowSamples, silenceReset: tracking.silenceReset,
+                builder: base.builder))
         print(describe(dataset, figures))
         return figures
     }
@@ -49,44 +60,62 @@ struct AccuracyTests {
                 format: "%.2f / %.2f / %.2f, unknown %d of %d, within radius %.0f%%", errors.mean, errors.median, errors.p90,
                 report.unlocated, report.queries, (report.withinAccuracy ?? 0) * 100)
         }
+        func ratio(_ paired: PairedComparison) -> String {
+            String(
+                format: "ratio %.2f on %d both located (matcher only %d, k-NN only %d)", paired.ratio?.mean ?? .nan, paired.bothLocated,
+                paired.onlyMatcherLocated, paired.onlyBaselineLocated)
+        }
         let configuration = figures.tuning.configuration
         return """
             \(dataset): tuned \(configuration.metric), window \(configuration.referenceWindow), \(figures.tuning.score.estimator), \
-            tracker \(configuration.trackerWindow) s / \(configuration.trackerAlpha); CV mean \(String(format: "%.2f", figures.tuning.score.objective))
-              single   \(line(figures.single))   k-NN (k \(figures.knn.bestK)) \(line(figures.knn.report))
-              window 5 \(line(figures.windowed))   k-NN (k \(figures.knnWindowed.bestK)) \(line(figures.knnWindowed.report))
-              replay   \(line(figures.replay))
+            tracker \(configuration.trackerWindow) s / \(configuration.trackerAlpha); CV mean \(String(format: "%.2f", figures.tuning.score.objective)); \
+            radius scales \(String(format: "%.2f / %.2f", configuration.accuracyScale, configuration.trackerAccuracyScale ?? .nan)) \
+            calibrated on \(figures.tuning.calibrationProtocols ?? []); unknown beyond \(configuration.maximumDistance ?? .nan)
+              single   \(line(figures.single.report))   k-NN (k \(figures.knn.bestK)) \(line(figures.knn.report))   \(ratio(figures.singlePaired))
+              window 5 \(line(figures.windowed.report))   k-NN (k \(figures.knnWindowed.bestK)) \(line(figures.knnWindowed.report))   \(ratio(figures.windowedPaired))
+              replay   \(line(figures.replay.report))   k-NN \(configuration.trackerWindow) s (k \(figures.knnTracked.bestK)) \(line(figures.knnTracked.report))   \(ratio(figures.replayPaired))
             """
     }
 
-    /// The datasets with a test walk, and the single-scan mean the tuned matcher must reach as a share of
-    /// the best plain k-NN's (k chosen on the test walk, which flatters k-NN). The aim is 0.85 everywhere;
-    /// uji-geo-p20 and kolakowski-flat do not reach it yet (README, "Accuracy"), and are held to what
-    /// they reach, so that they cannot get worse unnoticed.
-    static let walks: [(dataset: String, ratio: Double)] = [
-        ("uji-geo-p4", 0.85), ("uji-geo-p12", 0.85), ("uji-geo-p20", 0.90), ("kolakowski-flat", 1.10),
+    /// The datasets with a test walk; the single-scan mean the tuned matcher must reach as a share of the
+    /// best plain k-NN's, and the replay mean as a share of k-NN on the same samples the tracker merges
+    /// (both on the queries both located; k chosen on the test walk, which flatters k-NN). The aims are
+    /// 1.00 (never worse) and 0.85; kolakowski-flat does not reach them yet (README, "Accuracy") and is held
+    /// to what it reaches, so that it cannot get worse unnoticed.
+    static let walks: [(dataset: String, single: Double, replay: Double)] = [
+        ("uji-geo-p4", 0.85, 0.85), ("uji-geo-p12", 0.85, 0.85), ("uji-geo-p20", 0.90, 0.85), ("kolakowski-flat", 1.10, 1.10),
     ]
 
-    @Test("tuned from the survey alone: single scans against k-NN, windows and replay better than single scans, a radius that means 68%",
+    @Test("tuned from the survey alone: every scan answered, single scans and replay against k-NN on the same queries, radii that hold the truth",
           arguments: walks.map(\.dataset))
     func tunedOnSurvey(dataset: String) throws {
         // Given the configuration tune chose from the survey, and the test walk read afterwards
         let figures = try Self.measure(dataset)
-        let single = try #require(figures.single.errors), knn = try #require(figures.knn.report.errors)
-        // Then (almost) every scan is answered: a better mean is never bought with unknowns
-        #expect(Double(figures.single.unlocated) <= 0.01 * Double(figures.single.queries))
-        // And single scans reach their share of the best k-NN
-        let ratio = try #require(Self.walks.first { $0.dataset == dataset }?.ratio)
-        #expect(single.mean <= ratio * knn.mean, "single \(single.mean) vs k-NN \(knn.mean)")
+        let aims = try #require(Self.walks.first { $0.dataset == dataset })
+        // Then unknown answers are at most the empty scans (replay answers them from recent samples when it
+        // can) plus 1% of the walk: a better mean is never bought with unknowns
+        let walkLength = Double(figures.replay.report.queries)  // the replay asks every sample of the walk
+        for report in [figures.single.report, figures.windowed.report, figures.replay.report] {
+            #expect(Double(report.unlocated) <= Double(report.emptySamples) + 0.01 * walkLength, "\(report)")
+        }
+        // And single scans reach their share of the best k-NN, and the tracker its share of smoothed k-NN,
+        // on the queries both located
+        let single = try #require(figures.singlePaired.ratio), replay = try #require(figures.replayPaired.ratio)
+        #expect(single.mean <= aims.single, "single / k-NN \(single.mean)")
+        #expect(replay.mean <= aims.replay, "replay / k-NN on the tracker's window \(replay.mean)")
         // And windows and the tracker do better than single scans
-        #expect(try #require(figures.windowed.errors).mean < single.mean)
-        #expect(try #require(figures.replay.errors).mean < single.mean)
-        // And the accuracy radius is never overconfident: it holds the truth at least 60% of the time. It is
-        // calibrated to 68% of the leave-one-spot-out answers, whose holes in the survey are wider than the
-        // gaps between the UJI test points and their nearest spots, so there it holds 79% to 86% (README,
-        // "Accuracy"): above the 76% aimed at, held here to what it reaches.
-        let within = try #require(figures.single.withinAccuracy)
-        #expect(within >= 0.60 && within <= 0.90, "\(within)")
+        let singleMean = try #require(figures.single.report.errors).mean
+        #expect(try #require(figures.windowed.report.errors).mean < singleMean)
+        #expect(try #require(figures.replay.report.errors).mean < singleMean)
+        // And the accuracy radius is never overconfident: it holds the truth at least 60% of the time, for
+        // single scans and tracked answers. Calibrated on cross-validation that imitates live phones (spot
+        // left out, phone at its spot, session left out where there are several), it holds 65% to 69% on
+        // kolakowski-flat and 76% to 88% on UJI, whose leave-one-spot-out holes are wider than the gaps between
+        // its test points and their spots (README, "Accuracy"): above the 76% aimed at, held here to what it reaches.
+        for report in [figures.single.report, figures.replay.report] {
+            let within = try #require(report.withinAccuracy)
+            #expect(within >= 0.60 && within <= 0.90, "\(within)")
+        }
     }
 
     @Test("wmu-waldo (no test walk): tuning gives a cross-validation figure and a calibrated radius")

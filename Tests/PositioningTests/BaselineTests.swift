@@ -105,5 +105,53 @@ struct BaselineTests {
         #expect(windowed.bestK == 2)
     }
 
+    @Test("the paired comparison counts one-sided unknowns apart and divides over the queries both located")
+    func pairedComparison() throws {
+        // Given five queries: three both located, one only the matcher, one only the baseline
+        let matcher: [Double?] = [1, 2, 3, 4, nil]
+        let baseline: [Double?] = [2, 4, 6, nil, 0.5]
+        // When they are paired
+        let paired = PairedComparison(matcher: matcher, baseline: baseline)
+        // Then the baseline's easy query the matcher missed, and the matcher's extra one, stay out of the ratio
+        #expect(paired.queries == 5)
+        #expect(paired.bothLocated == 3)
+        #expect(paired.onlyMatcherLocated == 1)
+        #expect(paired.onlyBaselineLocated == 1)
+        #expect(paired.neitherLocated == 0)
+        #expect(paired.matcher?.mean == 2)
+        #expect(paired.baseline?.mean == 4)
+        #expect(paired.ratio?.mean == 0.5)
+        // And with nothing both located there is no ratio
+        #expect(PairedComparison(matcher: [1, nil], baseline: [nil, 1]).ratio == nil)
+    }
+
+    @Test("the smoothed baseline answers every sample from its device's trailing window")
+    func trailingWindow() throws {
+        // Given a phone standing at b, heard one scan a second alternately like a (-50, -80) and between
+        // (-70, -60), whose mean (-60, -70) is b's reference; and a second phone at a, heard like a at the
+        // same moments
+        let knn = try RSSINearestNeighbours(spots: Self.spots, fingerprints: Self.references)
+        let atB = GroundTruth(spot: "b", x: 4, y: 0, floor: 0), atA = GroundTruth(spot: "a", x: 0, y: 0, floor: 0)
+        let walk = (0..<4).flatMap { second in
+            [
+                LabelledSample(
+                    sample: Fixtures.sample(second.isMultiple(of: 2) ? [1: -50, 2: -80] : [1: -70, 2: -60], time: Double(second)),
+                    truth: atB),
+                LabelledSample(sample: Fixtures.sample([1: -50, 2: -80], time: Double(second), device: "other"), truth: atA),
+            ]
+        }
+        // When each sample is answered by 1-NN from its device's last 1.5 s
+        let replay = knn.replay(walk, window: 1.5, maximumSamples: 10, silenceReset: 10, builder: Self.builder, neighbourCounts: 1...1)
+        // Then every sample is a query; the phone's first scan stands alone and looks like a (4 m off), each
+        // later one is averaged with the scan before into b's reference; the other phone's scans are never
+        // mixed in (they would pull the second phone towards b)
+        #expect(replay.report.queries == 8)
+        #expect(replay.errors == [4, 0, 0, 0, 0, 0, 0, 0])
+        #expect(replay.report.errors?.mean == 0.5)
+        // And one scan at a time the phone's third scan is 4 m off again
+        let single = knn.evaluate(walk, windowSize: 1, builder: Self.builder, neighbourCounts: 1...1)
+        #expect(single.errors == [4, 0, 0, 0, 4, 0, 0, 0])
+    }
+
     struct Unlocated: Error {}
 }

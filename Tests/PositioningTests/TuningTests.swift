@@ -95,7 +95,8 @@ struct TuningTests {
         // When every query is answered by its single nearest spot
         let answers = try validation.answers(
             of: MapCandidate(window: .wholeRun, metric: TunedConfiguration.untuned.metric),
-            estimator: EstimatorChoice(neighbours: .spots, spotBest: 1, neighbourCount: 1, weightingPower: 1), resolution: 0)
+            estimator: EstimatorChoice(neighbours: .spots, spotBest: 1, neighbourCount: 1, weightingPower: 1), resolution: 0,
+            protocols: [.spotOut])
         // Then each answer is another spot, at least the grid spacing away from the truth
         let spacing = try #require(spots.dropFirst().map { $0.planarDistance(toX: spots[0].x, y: spots[0].y) }.min())
         #expect(answers.count == survey.count)
@@ -125,6 +126,54 @@ struct TuningTests {
         #expect(abs(score.objective - (spotOut.mean + deviceOut.mean) / 2) < 1e-12)
         // And leaving the device out keeps the query's own spot, so it errs less than leaving the spot out
         #expect(deviceOut.mean < spotOut.mean)
+    }
+
+    @Test("one phone surveying in two sessions: leaving a session out calibrates the radius but does not rank configurations")
+    func leaveOneSessionOut() throws {
+        // Given one phone that surveyed the venue twice, hours apart (another walk, another day)
+        let (spots, survey) = try Self.simulatedSurvey(devices: [
+            SimulatedDevice(name: "survey-phone", gainOffset: 0), SimulatedDevice(name: "survey-phone", gainOffset: -4),
+        ])
+        let validation = SurveyCrossValidation(spots: spots, survey: survey, scale: PositioningConfiguration.defaultScale)
+        // Then the survey has one device and two sessions, split where the phone was silent
+        #expect(validation.devices == 1 && validation.groups == 2 && validation.groupKind == "session")
+        let firstSession = validation.groupOfFingerprint[0]
+        #expect(survey.indices.allSatisfy { (validation.groupOfFingerprint[$0] == firstSession) == (survey[$0].time < survey[0].time + SurveyCrossValidation.sessionGap) })
+        // And configurations are ranked by leave-one-spot-out alone, as before sessions were told apart
+        #expect(validation.scoringProtocols == [.spotOut])
+        let candidate = MapCandidate(window: .wholeRun, metric: TunedConfiguration.untuned.metric)
+        let estimator = EstimatorChoice(neighbours: .spots, spotBest: 1, neighbourCount: 4, weightingPower: 2)
+        let score = try #require(try validation.score(candidate, estimators: [estimator]).first)
+        #expect(score.deviceOut == nil)
+        // And the radius is calibrated on the spot left out, the session left out and the phone at its spot
+        #expect(validation.calibrationProtocols == [.spotOut, .groupOut, .atSpot])
+        let answers = try validation.answers(of: candidate, estimator: estimator, resolution: 1, protocols: validation.calibrationProtocols)
+        func mean(_ kind: SurveyCrossValidation.ValidationProtocol) -> Double {
+            let errors = answers.compactMap { $0.protocol == kind ? $0.answer?.error : nil }
+            return errors.reduce(0, +) / Double(errors.count)
+        }
+        #expect(answers.count == 3 * validation.queries.count)
+        // And leaving the session out, or only the query's own reference, keeps the spot (answered from the
+        // other session's run there): both err less than leaving the whole spot out
+        #expect(mean(.groupOut) < mean(.spotOut))
+        #expect(mean(.atSpot) < mean(.spotOut))
+    }
+
+    @Test("the radius scale weighs each calibration protocol the same, however many answers it has")
+    func calibrationWeighsProtocols() throws {
+        // Given 10 spot-out answers at error/radius 1...10 and 2 at-spot answers at 0.5
+        func answer(_ ratio: Double) -> SurveyCrossValidation.Answer {
+            SurveyCrossValidation.Answer(
+                error: ratio, bestDistance: 1, radius: 1, position: Position(x: 0, y: 0, floor: 0, accuracy: 1, spot: "a", zone: nil))
+        }
+        let answers: [(query: Int, protocol: SurveyCrossValidation.ValidationProtocol, answer: SurveyCrossValidation.Answer?)] =
+            (1...10).map { ($0, .spotOut, answer(Double($0))) } + [(0, .atSpot, answer(0.5)), (1, .atSpot, answer(0.5)), (2, .atSpot, nil)]
+        // When the scale is calibrated on both protocols
+        let scale = SurveyTuner.accuracyScale(calibratedOn: answers, protocols: [.spotOut, .atSpot])
+        // Then the at-spot half of the weight sits below every spot-out ratio: 68% is reached at spot-out's
+        // 36th percentile (its 4th answer), not at its 68th (the 7th) as pooling every answer alike would give
+        #expect(scale == 4)
+        #expect(SurveyTuner.accuracyScale(calibratedOn: answers, protocols: [.spotOut]) == 7)
     }
 
     @Test("the choice: lowest mean, but means within one standard error are ties broken by the lower p90")
@@ -163,10 +212,14 @@ struct TuningTests {
         #expect(result.score.objective <= lowest + result.candidates.first!.objectiveStandardError + 1e-9)
         // And the radius holds the truth in about 68% of the cross-validation answers
         #expect(abs(result.withinAccuracy - 0.68) < 0.05)
-        // And the unknown threshold is finite and leaves (nearly) every cross-validation answer located
+        // And the unknown threshold is three times the farthest cross-validation best match: no
+        // cross-validation answer is beyond it
         let threshold = try #require(result.configuration.maximumDistance)
         #expect(threshold.isFinite && threshold > 0)
-        #expect(Double(result.unknownAtThreshold) <= 0.01 * Double(result.queries))
+        #expect(result.unknownAtThreshold == 0)
+        #expect(result.calibrationProtocols == [.spotOut, .atSpot] && result.groups == 1 && result.groupKind == "session")
+        // And the tracker's radius has its own scale, from the replayed survey walk
+        #expect(try #require(result.configuration.trackerAccuracyScale) > 0)
         // And the tracker table has every window and gain, single scans included
         #expect(result.tracker.count == space.trackerWindows.count * space.trackerAlphas.count)
         #expect(result.tracker.contains { $0.window == 0 && $0.alpha == 1 })

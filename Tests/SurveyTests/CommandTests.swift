@@ -430,18 +430,36 @@ struct CommandTests {
         let knnMean = try #require(direct.report.errors?.mean)
         #expect(abs(comparison.report.errors.mean - knnMean) < 1e-9)
         #expect(comparison.byK.allSatisfy { $0.meanError >= knnMean - 1e-9 })
-        // And the ratio is the matcher's mean over the baseline's
+        // And the ratio is the matcher's mean over the baseline's, on the 4 queries both located
+        #expect(comparison.paired.queries == 4 && comparison.paired.bothLocated == 4)
+        #expect(comparison.paired.onlyMatcherLocated == 0 && comparison.paired.onlyBaselineLocated == 0)
         #expect(abs(comparison.ratio.mean - output.report.errors.mean / knnMean) < 1e-9)
+
+        // When replayed through the tracker and compared, as JSON
+        let replayed = try survey("evaluate", "--venue", "hall", "--test", walk, "--replay", "--compare", "knn", "--json")
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        let tracked = try decoder.decode(CompareOutput.self, from: Data(replayed.stdout.utf8))
+        // Then k-NN answered the same 5 samples (the empty one from the samples before it) from the tracker's
+        // window of the venue's configuration, and the ratio is over the samples both located
+        let trackerWindow = try FingerprintStore.open(path: db, logger: Logger(label: "test")).survey(
+            of: "hall", scale: PositioningConfiguration.defaultScale).configuration.tracking.window
+        #expect(tracked.comparison.windowSize == nil && tracked.comparison.windowSeconds == trackerWindow)
+        #expect(tracked.report.queries == 5 && tracked.comparison.report.queries == 5)
+        #expect(tracked.comparison.paired.queries == 5)
+        #expect(tracked.comparison.paired.bothLocated + tracked.comparison.paired.onlyMatcherLocated
+            + tracked.comparison.paired.onlyBaselineLocated + tracked.comparison.paired.neitherLocated == 5)
 
         // When printed as text, through the tracker
         let text = try survey("evaluate", "--venue", "hall", "--test", walk, "--replay", "--compare", "knn")
-        // Then both figures, the ratio and the per-k table are there, the baseline on single scans
+        // Then both figures, the paired figures, the ratio and the per-k table are there, the baseline on the
+        // tracker's window
         #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.contains("best k \(direct.bestK) of 1...20, single scans:"), "\(text.stdout)")
+        #expect(text.stdout.contains("best k \(tracked.comparison.bestK) of 1...20, every sample from its device's last "), "\(text.stdout)")
         #expect(text.stdout.contains("    matcher: mean "))
-        #expect(text.stdout.contains("    k-NN:    mean \(String(format: "%.2f", knnMean))"))
-        #expect(text.stdout.contains("unknown 0 of 4"))
-        #expect(text.stdout.contains("matcher / k-NN: mean "))
+        #expect(text.stdout.contains("    k-NN:    mean "))
+        #expect(text.stdout.contains("unknown 0 of 5"))
+        #expect(text.stdout.contains("queries both located: matcher mean "), "\(text.stdout)")
+        #expect(text.stdout.contains("matcher / k-NN (queries both located): mean "))
         #expect(text.stdout.contains("k-NN mean error by k: 1: "))
         #expect(text.stdout.contains("standing still 3.00 s"), "\(text.stdout)")
     }
@@ -579,8 +597,17 @@ struct CommandTests {
         struct Comparison: Decodable {
             struct Row: Decodable { var k: Int; var meanError: Double }
             struct Ratio: Decodable { var mean: Double }
+            struct Paired: Decodable {
+                var queries: Int
+                var bothLocated: Int
+                var onlyMatcherLocated: Int
+                var onlyBaselineLocated: Int
+                var neitherLocated: Int
+            }
             var baseline: String
-            var windowSize: Int
+            var windowSize: Int?
+            var windowSeconds: Double?
+            var paired: Paired
             var bestK: Int
             var report: Report
             var byK: [Row]

@@ -63,6 +63,12 @@ public struct Evaluator: Sendable {
 
     /// Locates every window of `windowSize` consecutive samples of one device at one spot.
     public func evaluate(_ test: [LabelledSample], windowSize: Int, in map: RadioMap) -> EvaluationReport {
+        evaluation(test, windowSize: windowSize, in: map).report
+    }
+
+    /// ``evaluate(_:windowSize:in:)`` with every query's answer, in the order of ``SampleWindows``: what a
+    /// comparison on the same queries needs (``PairedComparison``).
+    public func evaluation(_ test: [LabelledSample], windowSize: Int, in map: RadioMap) -> WalkEvaluation {
         let heard = test.filter { !$0.sample.readings.isEmpty }
         var tally = Tally(spots: map.spots)
         for window in SampleWindows.windows(of: heard, size: windowSize) {
@@ -75,13 +81,18 @@ public struct Evaluator: Sendable {
             }
             tally.add(result.outcome, truth: window[0].truth)
         }
-        return tally.report(emptySamples: test.count - heard.count)
+        return WalkEvaluation(report: tally.report(emptySamples: test.count - heard.count), errors: tally.queryErrors)
     }
 
     /// Replays `test` in order through one ``DeviceTracker`` per device, as the daemon would see it,
     /// and measures the smoothed positions and the zone changes while devices stood still
     /// (``EvaluationReport/stationary``).
     public func replay(_ test: [LabelledSample], tracking: TrackerConfiguration, in map: RadioMap) -> EvaluationReport {
+        replayEvaluation(test, tracking: tracking, in: map).report
+    }
+
+    /// ``replay(_:tracking:in:)`` with every sample's answer, in walk order.
+    public func replayEvaluation(_ test: [LabelledSample], tracking: TrackerConfiguration, in map: RadioMap) -> WalkEvaluation {
         var trackers: [String: DeviceTracker] = [:]
         var previous: [String: LabelledSample] = [:]
         var tally = Tally(spots: map.spots)
@@ -112,7 +123,20 @@ public struct Evaluator: Sendable {
         }
         var report = tally.report(emptySamples: empty)
         report.stationary = StationaryStatistics(seconds: stationarySeconds, zoneChanges: stationaryChanges)
-        return report
+        return WalkEvaluation(report: report, errors: tally.queryErrors)
+    }
+}
+
+/// A walk's report with the answer to each of its queries (unknown ones included, with their reasons).
+public struct WalkEvaluation: Sendable {
+    public var report: EvaluationReport
+    /// One per query, in query order: its error, nil when it was answered `unknown`. A baseline compared
+    /// with it must answer the same queries in the same order (``PairedComparison``).
+    public var errors: [Double?]
+
+    public init(report: EvaluationReport, errors: [Double?]) {
+        self.report = report
+        self.errors = errors
     }
 }
 
@@ -126,12 +150,15 @@ struct Tally {
     var floorHits = 0
     var spotHits = 0
     var withinAccuracy = 0
+    /// Every query's error in order, nil for an unknown answer.
+    var queryErrors: [Double?] = []
 
     init(spots: [Spot]) { self.spots = spots }
 
     mutating func unusable() {
         queries += 1
         unknown[UnknownReason.Code.noKnownBeacon.rawValue, default: 0] += 1
+        queryErrors.append(nil)
     }
 
     mutating func add(_ outcome: LocationResult.Outcome, truth: GroundTruth) {
@@ -139,10 +166,12 @@ struct Tally {
         switch outcome {
         case .unknown(let reason):
             unknown[reason.code.rawValue, default: 0] += 1
+            queryErrors.append(nil)
         case .located(let position):
             let dx = position.x - truth.x, dy = position.y - truth.y
             let error = (dx * dx + dy * dy).squareRoot()
             errors.append(error)
+            queryErrors.append(error)
             if error <= position.accuracy { withinAccuracy += 1 }
             if position.floor == truth.floor { floorHits += 1 }
             let truthSpot = truth.spot.flatMap { name in spots.first { $0.name == name } }

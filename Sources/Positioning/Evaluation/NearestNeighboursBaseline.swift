@@ -133,21 +133,54 @@ public struct RSSINearestNeighbours: Sendable {
     public func evaluate(
         _ test: [LabelledSample], windowSize: Int, builder: FingerprintBuilder, neighbourCounts: ClosedRange<Int> = 1...20
     ) -> NearestNeighboursEvaluation {
-        let counts = max(1, neighbourCounts.lowerBound)...max(1, neighbourCounts.upperBound)
         let heard = test.filter { !$0.sample.readings.isEmpty }
+        let windows = SampleWindows.windows(of: heard, size: windowSize)
+        return evaluate(
+            queries: windows.map { ($0.map(\.sample), $0[0].truth) }, emptySamples: test.count - heard.count, builder: builder,
+            neighbourCounts: neighbourCounts)
+    }
+
+    /// The smoothed baseline a tracker must beat: every sample of `test`, in order, answered from the
+    /// samples of its device's last `window` seconds (``RecentSamples``: at most `maximumSamples`,
+    /// forgotten after `silenceReset` seconds of silence), as ``Evaluator/replay(_:tracking:in:)`` asks the
+    /// tracker, with the k of `neighbourCounts` of the lowest mean error (chosen on the walk, which flatters
+    /// the baseline). A sample whose window holds no usable reading is `unknown`, as the tracker answers it.
+    public func replay(
+        _ test: [LabelledSample], window: Double, maximumSamples: Int, silenceReset: Double, builder: FingerprintBuilder,
+        neighbourCounts: ClosedRange<Int> = 1...20
+    ) -> NearestNeighboursEvaluation {
+        var recent: [String: RecentSamples] = [:]
+        var queries: [(samples: [Sample], truth: GroundTruth)] = []
+        queries.reserveCapacity(test.count)
+        for labelled in test {
+            let device = labelled.sample.device
+            var samples = recent[device] ?? RecentSamples(window: window, maximumSamples: maximumSamples, silenceReset: silenceReset)
+            samples.add(labelled.sample)
+            recent[device] = samples
+            queries.append((samples.samples, labelled.truth))
+        }
+        return evaluate(
+            queries: queries, emptySamples: test.count { $0.sample.readings.isEmpty }, builder: builder, neighbourCounts: neighbourCounts)
+    }
+
+    /// Every query (samples to summarise, and the truth) answered for every k, the best k kept.
+    private func evaluate(
+        queries: [(samples: [Sample], truth: GroundTruth)], emptySamples: Int, builder: FingerprintBuilder,
+        neighbourCounts: ClosedRange<Int>
+    ) -> NearestNeighboursEvaluation {
+        let counts = max(1, neighbourCounts.lowerBound)...max(1, neighbourCounts.upperBound)
         var tallies = [Tally](repeating: Tally(spots: spots), count: counts.upperBound)
-        for window in SampleWindows.windows(of: heard, size: windowSize) {
+        for query in queries {
             let fingerprint: Fingerprint
             do {
-                fingerprint = try builder.fingerprint(of: window.map(\.sample))
+                fingerprint = try builder.fingerprint(of: query.samples)
             } catch {
                 for k in counts { tallies[k - 1].unusable() }
                 continue
             }
             let outcomes = outcomes(for: fingerprint, upTo: counts.upperBound)
-            for k in counts { tallies[k - 1].add(outcomes[k - 1], truth: window[0].truth) }
+            for k in counts { tallies[k - 1].add(outcomes[k - 1], truth: query.truth) }
         }
-        let emptySamples = test.count - heard.count
         let reports = counts.map { (k: $0, report: tallies[$0 - 1].report(emptySamples: emptySamples)) }
         let best = reports.min { lhs, rhs in
             let l = lhs.report.errors?.mean ?? .infinity, r = rhs.report.errors?.mean ?? .infinity
@@ -155,12 +188,13 @@ public struct RSSINearestNeighbours: Sendable {
         }!
         return NearestNeighboursEvaluation(
             bestK: best.k, report: best.report,
-            byK: reports.map { NearestNeighboursEvaluation.Row(k: $0.k, meanError: $0.report.errors?.mean) })
+            byK: reports.map { NearestNeighboursEvaluation.Row(k: $0.k, meanError: $0.report.errors?.mean) },
+            errors: tallies[best.k - 1].queryErrors)
     }
 }
 
 /// What ``RSSINearestNeighbours/evaluate(_:windowSize:builder:neighbourCounts:)`` found.
-public struct NearestNeighboursEvaluation: Hashable, Sendable, Codable {
+public struct NearestNeighboursEvaluation: Hashable, Sendable {
     /// One k's mean error.
     public struct Row: Hashable, Sendable, Codable {
         public var k: Int
@@ -179,10 +213,13 @@ public struct NearestNeighboursEvaluation: Hashable, Sendable, Codable {
     public var report: EvaluationReport
     /// Every k tried, ascending.
     public var byK: [Row]
+    /// The error of every query at ``bestK``, in query order (nil: unknown), for a ``PairedComparison``.
+    public var errors: [Double?]
 
-    public init(bestK: Int, report: EvaluationReport, byK: [Row]) {
+    public init(bestK: Int, report: EvaluationReport, byK: [Row], errors: [Double?]) {
         self.bestK = bestK
         self.report = report
         self.byK = byK
+        self.errors = errors
     }
 }

@@ -19,11 +19,15 @@ public struct TrackerConfiguration: Sendable, Hashable {
     /// must fall in: fingerprinting cannot tell anything about places beyond the survey, so the tracker
     /// never answers there.
     public var extentMargin: Double
+    /// The tracker's radius over the single-scan one (``TunedConfiguration/trackerAccuracyScale`` over
+    /// ``TunedConfiguration/accuracyScale``): the smoothed radius is scaled by it so that it holds the truth
+    /// 68% of the time for tracked answers too.
+    public var accuracyFactor: Double
 
     public init(
         window: Double = 5, maximumWindowSamples: Int = 10, stuckRepeats: Int = 8,
         smoother: AlphaBetaSmoother = AlphaBetaSmoother(), zones: ZoneHysteresis = ZoneHysteresis(),
-        silenceReset: Double = 10, extentMargin: Double = 3
+        silenceReset: Double = 10, extentMargin: Double = 3, accuracyFactor: Double = 1
     ) {
         self.window = max(0, window)
         self.maximumWindowSamples = max(1, maximumWindowSamples)
@@ -32,6 +36,7 @@ public struct TrackerConfiguration: Sendable, Hashable {
         self.zones = zones
         self.silenceReset = silenceReset.isNaN ? 10 : max(0, silenceReset)
         self.extentMargin = extentMargin.isNaN ? 3 : max(0, extentMargin)
+        self.accuracyFactor = accuracyFactor.isFinite && accuracyFactor > 0 ? accuracyFactor : 1
     }
 }
 
@@ -58,7 +63,7 @@ public struct DeviceTracker: Sendable {
     public let device: String
     public var configuration: TrackerConfiguration
 
-    private var recent: [Sample] = []
+    private var recent: RecentSamples
     private var stuckDetector: StuckBeaconDetector
     private var smoother: AlphaBetaSmoother
     private var zones: ZoneHysteresis
@@ -70,6 +75,9 @@ public struct DeviceTracker: Sendable {
     public init(device: String, configuration: TrackerConfiguration = TrackerConfiguration()) {
         self.device = device
         self.configuration = configuration
+        self.recent = RecentSamples(
+            window: configuration.window, maximumSamples: configuration.maximumWindowSamples,
+            silenceReset: configuration.silenceReset)
         self.stuckDetector = StuckBeaconDetector(minimumRepeats: configuration.stuckRepeats)
         self.smoother = configuration.smoother
         self.zones = configuration.zones
@@ -92,7 +100,7 @@ public struct DeviceTracker: Sendable {
         with sample: Sample, builder: FingerprintBuilder, locator: Locator, map: RadioMap
     ) throws(FingerprintError) -> TrackingUpdate {
         let cleaned = builder.cleaner.clean(sample)
-        if let newest = recent.last?.time, newest - sample.time > configuration.silenceReset {
+        if let newest = recent.newest?.time, newest - sample.time > configuration.silenceReset {
             // Time went back by more than a silence: the earlier time was wrong (a phone that once sent
             // milliseconds, a clock set back). Keeping the newest time would discard every later correct
             // sample as too old and freeze the device; the device's own clock now rules, so its track
@@ -100,16 +108,13 @@ public struct DeviceTracker: Sendable {
             restart()
         }
         stuckDetector.observe(cleaned)
-        if let newest = recent.last, sample.time - newest.time > configuration.silenceReset {
-            // Samples from before the silence describe another moment, perhaps another place.
-            recent.removeAll()
-        }
-        insert(cleaned)
+        // Samples from before a silence describe another moment, perhaps another place: `add` forgets them.
+        recent.add(cleaned)
 
         let stuck = Set(stuckDetector.stuckBeacons)
         let window = stuck.isEmpty
-            ? recent
-            : recent.map { sample in
+            ? recent.samples
+            : recent.samples.map { sample in
                 var kept = sample
                 kept.readings.removeAll { stuck.contains($0.beacon) }
                 return kept
@@ -125,6 +130,7 @@ public struct DeviceTracker: Sendable {
             if let smoothedAt, sample.time - smoothedAt > configuration.silenceReset { smoother.reset() }
             smoothedAt = max(smoothedAt ?? sample.time, sample.time)
             var smoothed = bounded(smoother.smooth(measured, at: sample.time), in: map)
+            smoothed.accuracy *= configuration.accuracyFactor
             let nearest = map.spots.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor)
             let zone = map.zones.zone(atX: smoothed.x, y: smoothed.y, floor: smoothed.floor, nearest: nearest)
             if let nearest {
@@ -159,17 +165,5 @@ public struct DeviceTracker: Sendable {
             moved.zone = map.zones.zone(atX: moved.x, y: moved.y, floor: moved.floor, nearest: nearest)
         }
         return moved
-    }
-
-    /// Keeps the samples of the last `window` seconds (by the newest sample time), at most
-    /// `maximumWindowSamples`, in time order.
-    private mutating func insert(_ sample: Sample) {
-        let index = recent.lastIndex { $0.time <= sample.time }.map { $0 + 1 } ?? 0
-        recent.insert(sample, at: index)
-        let newest = recent.last!.time
-        recent.removeAll { newest - $0.time > configuration.window }
-        if recent.count > configuration.maximumWindowSamples {
-            recent.removeFirst(recent.count - configuration.maximumWindowSamples)
-        }
     }
 }

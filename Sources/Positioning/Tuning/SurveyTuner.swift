@@ -178,6 +178,18 @@ public struct SurveyCrossValidation: Sendable {
     public let queries: [Int]
     /// Whether several devices surveyed (leave-one-device-out then runs too).
     public let devices: Int
+    /// The group each survey fingerprint is left out with by the second protocol: its device when several
+    /// devices surveyed, else its recording session (a device's fingerprints split where it was silent for
+    /// more than ``sessionGap`` seconds: another day, another walk). Live phones are never the survey phone
+    /// of that moment; leaving a whole group out imitates them.
+    public let groupOfFingerprint: [Int]
+    /// How many groups there are: the second protocol runs when there are two or more.
+    public let groups: Int
+    /// Seconds of silence of one device that start a new recording session.
+    public static let sessionGap: Double = 600
+
+    /// What the second protocol leaves out, for people.
+    public var groupKind: String { devices > 1 ? "device" : "session" }
 
     public init(spots: [Spot], survey: [SurveyedFingerprint], scale: any RelativePowerScale, maximumQueries: Int = 3000) {
         self.spots = spots
@@ -186,27 +198,62 @@ public struct SurveyCrossValidation: Sendable {
         let stride = max(1, (survey.count + maximumQueries - 1) / max(1, maximumQueries))
         queries = Array(Swift.stride(from: 0, to: survey.count, by: stride))
         devices = Set(survey.map(\.device)).count
+        (groupOfFingerprint, groups) = Self.groups(of: survey, byDevice: devices > 1)
     }
 
-    /// The radio map of `candidate`, with the device of each of its rows.
-    func map(of candidate: MapCandidate) throws(RadioMapError) -> (map: RadioMap, deviceOfRow: [String]) {
-        var referenceDevices: [String] = []
+    /// Each fingerprint's group (its device, or its device's recording session) and the number of groups.
+    static func groups(of survey: [SurveyedFingerprint], byDevice: Bool) -> (groupOf: [Int], count: Int) {
+        var groupOf = [Int](repeating: 0, count: survey.count)
+        var next = 0
+        for device in Set(survey.map(\.device)).sorted() {
+            let indices = survey.indices.filter { survey[$0].device == device }.sorted { survey[$0].time < survey[$1].time }
+            var previous: Double?
+            for index in indices {
+                if let previous, !byDevice, survey[index].time - previous > sessionGap { next += 1 }
+                groupOf[index] = next
+                previous = survey[index].time
+            }
+            next += 1
+        }
+        return (groupOf, next)
+    }
+
+    /// The radio map of `candidate`, with the group (``groupOfFingerprint``) of each of its rows.
+    ///
+    /// `rowOfFingerprint` gives the row each survey fingerprint was merged into (nil when its reference was
+    /// empty), and `rowsOfSpot` how many rows each spot has.
+    func map(of candidate: MapCandidate) throws(RadioMapError) -> (map: RadioMap, groupOfRow: [Int], rowOfFingerprint: [Int?]) {
+        var referenceGroups: [Int] = []
+        var referenceOfFingerprint = [Int?](repeating: nil, count: survey.count)
         var references: [(spot: Int, fingerprint: Fingerprint)] = []
         // Windows never cross runs and runs are one device, so each reference has one device.
         var runStart = 0
         while runStart < survey.count {
             var runEnd = runStart + 1
             while runEnd < survey.count, survey[runEnd].run == survey[runStart].run { runEnd += 1 }
-            let merged = candidate.window.references(of: Array(survey[runStart..<runEnd]), scale: scale)
-                .filter { !$0.fingerprint.entries.isEmpty }
+            let chunk = switch candidate.window {
+            case .fingerprints(let count): max(1, count)
+            case .wholeRun: runEnd - runStart
+            }
+            // `references(of:)` merges consecutive chunks of `chunk` fingerprints of the run, in order.
+            let windows = candidate.window.references(of: Array(survey[runStart..<runEnd]), scale: scale)
+            var merged: [(spot: Int, fingerprint: Fingerprint)] = []
+            for (offset, reference) in windows.enumerated() where !reference.fingerprint.entries.isEmpty {
+                let first = runStart + offset * chunk
+                for index in first..<min(first + chunk, runEnd) { referenceOfFingerprint[index] = references.count + merged.count }
+                merged.append(reference)
+            }
             references += merged
-            referenceDevices += Array(repeating: survey[runStart].device, count: merged.count)
+            // Sessions split between runs, never inside one: a run is one stretch of one device at one spot.
+            referenceGroups += Array(repeating: groupOfFingerprint[runStart], count: merged.count)
             runStart = runEnd
         }
         let map = try RadioMap(spots: spots, fingerprints: references, representation: candidate.metric.make().representation)
         // RadioMap orders rows by spot, stably: the same order gives each row's device.
         let order = references.indices.sorted { (references[$0].spot, $0) < (references[$1].spot, $1) }
-        return (map, order.map { referenceDevices[$0] })
+        var rowOfReference = [Int](repeating: 0, count: references.count)
+        for (row, reference) in order.enumerated() { rowOfReference[reference] = row }
+        return (map, order.map { referenceGroups[$0] }, referenceOfFingerprint.map { $0.map { rowOfReference[$0] } })
     }
 
     /// Scores every estimator of `estimators` on `candidate`.
@@ -214,11 +261,11 @@ public struct SurveyCrossValidation: Sendable {
         var spotOut = [[Double]](repeating: [], count: estimators.count)
         var deviceOut = [[Double]](repeating: [], count: estimators.count)
         var unanswered = [Int](repeating: 0, count: estimators.count)
-        try forEachQuery(of: candidate, estimators: estimators) { _, protocolIndex, estimatorIndex, outcome in
+        try forEachQuery(of: candidate, estimators: estimators, protocols: scoringProtocols) { _, kind, estimatorIndex, outcome in
             switch outcome {
             case .none: unanswered[estimatorIndex] += 1
             case .some(let answer):
-                if protocolIndex == 0 { spotOut[estimatorIndex].append(answer.error) } else { deviceOut[estimatorIndex].append(answer.error) }
+                if kind == .spotOut { spotOut[estimatorIndex].append(answer.error) } else { deviceOut[estimatorIndex].append(answer.error) }
             }
         }
         return estimators.indices.map { index in
@@ -228,6 +275,27 @@ public struct SurveyCrossValidation: Sendable {
         }
     }
 
+    /// What a cross-validation query is located without.
+    public enum ValidationProtocol: Int, Sendable, Hashable, Codable {
+        /// Every reference of its spot: the answer must come from the neighbouring spots, as a live
+        /// position between surveyed spots must.
+        case spotOut = 0
+        /// Every reference of its group (``groupOfFingerprint``): its device, or its recording session.
+        case groupOut = 1
+        /// Only the reference it was merged into, when its spot has others: a live phone standing at a
+        /// surveyed spot, as many do.
+        case atSpot = 2
+    }
+
+    /// The protocols configurations are ranked by: leave-one-spot-out, and leave-one-device-out when
+    /// several devices surveyed.
+    public var scoringProtocols: [ValidationProtocol] { devices > 1 ? [.spotOut, .groupOut] : [.spotOut] }
+
+    /// The protocols the accuracy radius is calibrated on: where live phones may be (between surveyed spots,
+    /// at them) and, when the survey has several devices or sessions, what they may be (another phone,
+    /// another day).
+    public var calibrationProtocols: [ValidationProtocol] { groups > 1 ? [.spotOut, .groupOut, .atSpot] : [.spotOut, .atSpot] }
+
     /// One cross-validated answer.
     public struct Answer: Sendable {
         public var error: Double
@@ -236,25 +304,32 @@ public struct SurveyCrossValidation: Sendable {
         /// The accuracy radius before calibration.
         public var radius: Double
         public var position: Position
+
+        public init(error: Double, bestDistance: Float, radius: Double, position: Position) {
+            self.error = error
+            self.bestDistance = bestDistance
+            self.radius = radius
+            self.position = position
+        }
     }
 
-    /// Every leave-one-out answer of one configuration, for calibrating it: `(query, protocol (0 spot out,
-    /// 1 device out), answer or nil)`.
-    public func answers(of candidate: MapCandidate, estimator: EstimatorChoice, resolution: Double) throws(RadioMapError)
-        -> [(query: Int, protocolIndex: Int, answer: Answer?)]
-    {
-        var answers: [(query: Int, protocolIndex: Int, answer: Answer?)] = []
-        try forEachQuery(of: candidate, estimators: [estimator], resolution: resolution) { query, protocolIndex, _, answer in
-            answers.append((query, protocolIndex, answer))
+    /// Every cross-validated answer of one configuration under `protocols`, for calibrating it:
+    /// `(query, protocol, answer or nil)`.
+    public func answers(
+        of candidate: MapCandidate, estimator: EstimatorChoice, resolution: Double, protocols: [ValidationProtocol]
+    ) throws(RadioMapError) -> [(query: Int, protocol: ValidationProtocol, answer: Answer?)] {
+        var answers: [(query: Int, protocol: ValidationProtocol, answer: Answer?)] = []
+        try forEachQuery(of: candidate, estimators: [estimator], resolution: resolution, protocols: protocols) { query, kind, _, answer in
+            answers.append((query, kind, answer))
         }
         return answers
     }
 
     private func forEachQuery(
-        of candidate: MapCandidate, estimators: [EstimatorChoice], resolution: Double = 0,
-        _ body: (_ query: Int, _ protocolIndex: Int, _ estimatorIndex: Int, _ answer: Answer?) -> Void
+        of candidate: MapCandidate, estimators: [EstimatorChoice], resolution: Double = 0, protocols: [ValidationProtocol],
+        _ body: (_ query: Int, _ protocol: ValidationProtocol, _ estimatorIndex: Int, _ answer: Answer?) -> Void
     ) throws(RadioMapError) {
-        let (map, rowDeviceName) = try map(of: candidate)
+        let (map, rowGroup, rowOfFingerprint) = try map(of: candidate)
         let metric = candidate.metric.make()
         let maximumSpots = estimators.filter { $0.neighbours == .spots }.map(\.neighbourCount).max() ?? 1
         let maximumRows = estimators.filter { $0.neighbours == .fingerprints }.map(\.neighbourCount).max() ?? 1
@@ -274,12 +349,18 @@ public struct SurveyCrossValidation: Sendable {
             guard vector.presentCount > 0 else { continue }
             rowDistance.withUnsafeMutableBufferPointer { metric.distances(from: vector, in: map, into: $0) }
             let truth = spots[surveyed.spot]
-            for protocolIndex in 0..<(devices > 1 ? 2 : 1) {
+            for kind in protocols {
                 masked = rowDistance
-                if protocolIndex == 0 {
+                switch kind {
+                case .spotOut:
                     for row in map.spotRanges[surveyed.spot] { masked[row] = .infinity }
-                } else {
-                    for row in 0..<map.count where rowDeviceName[row] == surveyed.device { masked[row] = .infinity }
+                case .groupOut:
+                    let group = groupOfFingerprint[query]
+                    for row in 0..<map.count where rowGroup[row] == group { masked[row] = .infinity }
+                case .atSpot:
+                    // A spot with a single reference would be left empty: the query stays in it, one of the
+                    // many samples merged there.
+                    if let own = rowOfFingerprint[query], map.spotRanges[surveyed.spot].count > 1 { masked[own] = .infinity }
                 }
                 masked.withUnsafeBufferPointer { distances in
                     var nearestSpots: [Int: [SpotCandidate]] = [:]
@@ -293,12 +374,12 @@ public struct SurveyCrossValidation: Sendable {
                         case .fingerprints: nearestRows
                         }
                         guard let bestSpot = nearestSpots[choice.spotBest]?.first ?? nearestSpots.values.first?.first, !candidates.isEmpty else {
-                            body(query, protocolIndex, index, nil)
+                            body(query, kind, index, nil)
                             continue
                         }
                         let position = weightedEstimators[index].estimate(from: Array(candidates.prefix(choice.neighbourCount)), spots: map.spots)
                         let error = truth.planarDistance(toX: position.x, y: position.y)
-                        body(query, protocolIndex, index, Answer(error: error, bestDistance: bestSpot.distance, radius: position.accuracy, position: position))
+                        body(query, kind, index, Answer(error: error, bestDistance: bestSpot.distance, radius: position.accuracy, position: position))
                     }
                 }
             }
@@ -313,17 +394,21 @@ extension SurveyCrossValidation {
     ///
     /// Blocks of `blockLength` consecutive fingerprints of one device, spread evenly over the survey, are
     /// replayed as separate walks so that a large survey costs at most `maximumQueries` locates per window.
+    ///
+    /// Each score also calibrates the tracker's radius: the scale under which the smoothed radii
+    /// (`sqrt(spread² + resolution²)`, uncalibrated) hold 68% of the replayed truths.
     public func replayScores(
-        of candidate: MapCandidate, estimator: EstimatorChoice, windows: [Double], alphas: [Double],
+        of candidate: MapCandidate, estimator: EstimatorChoice, windows: [Double], alphas: [Double], resolution: Double = 0,
         blockLength: Int = 60, maximumQueries: Int = 3000
     ) throws(RadioMapError) -> [TrackerScore] {
-        let (map, _) = try map(of: candidate)
+        let map = try map(of: candidate).map
         let metric = candidate.metric.make()
         let locator = Locator(
             metric: metric, aggregation: estimator.spotBest <= 1 ? .best : .meanOfBest(estimator.spotBest),
             neighbours: estimator.neighbours,
             estimator: WeightedNearestSpots(
-                neighbourCount: estimator.neighbourCount, weighting: .inverseDistance(power: estimator.weightingPower, epsilon: 1e-6)))
+                neighbourCount: estimator.neighbourCount, weighting: .inverseDistance(power: estimator.weightingPower, epsilon: 1e-6),
+                minimumAccuracy: 0, accuracyScale: 1, resolution: resolution))
         let blockCount = max(1, min(survey.count / max(1, blockLength), maximumQueries / max(1, blockLength)))
         let spacing = max(blockLength, survey.count / blockCount)
         var blocks: [Range<Int>] = []
@@ -335,6 +420,7 @@ extension SurveyCrossValidation {
             start += spacing
         }
         var errors = [[Double]](repeating: [], count: windows.count * alphas.count)
+        var ratios = [[Double]](repeating: [], count: windows.count * alphas.count)
         var rowDistance = [Float](repeating: .infinity, count: map.count)
         for (windowIndex, window) in windows.enumerated() {
             for block in blocks {
@@ -363,14 +449,20 @@ extension SurveyCrossValidation {
                     for (offset, index) in block.enumerated() {
                         if let position = measured[offset].position { last = smoother.smooth(position, at: measured[offset].time) }
                         guard let last else { continue }
-                        errors[windowIndex * alphas.count + alphaIndex].append(spots[survey[index].spot].planarDistance(toX: last.x, y: last.y))
+                        let error = spots[survey[index].spot].planarDistance(toX: last.x, y: last.y)
+                        errors[windowIndex * alphas.count + alphaIndex].append(error)
+                        if last.accuracy > 0 { ratios[windowIndex * alphas.count + alphaIndex].append(error / last.accuracy) }
                     }
                 }
             }
         }
         return windows.indices.flatMap { windowIndex in
             alphas.indices.map { alphaIndex in
-                TrackerScore(window: windows[windowIndex], alpha: alphas[alphaIndex], errors: ErrorStatistics(errors: errors[windowIndex * alphas.count + alphaIndex]))
+                let setting = windowIndex * alphas.count + alphaIndex
+                let sorted = ratios[setting].sorted()
+                return TrackerScore(
+                    window: windows[windowIndex], alpha: alphas[alphaIndex], errors: ErrorStatistics(errors: errors[setting]),
+                    accuracyScale: sorted.isEmpty ? nil : max(0.1, ErrorStatistics.percentile(68, of: sorted)))
             }
         }
     }
@@ -383,6 +475,8 @@ public struct TrackerScore: Hashable, Sendable, Codable {
     /// Smoothing gain (1: none).
     public var alpha: Double
     public var errors: ErrorStatistics?
+    /// The scale under which the tracker's radii held 68% of the replayed truths; nil in older tunings.
+    public var accuracyScale: Double?
 }
 
 /// What `survey tune` found: the chosen configuration and the figures it was chosen on.
@@ -402,6 +496,12 @@ public struct TuningResult: Hashable, Sendable, Codable {
     public var withinAccuracy: Double
     /// Cross-validation answers beyond the derived `unknown` threshold.
     public var unknownAtThreshold: Int
+    /// The protocols the radius was calibrated on; nil in tunings stored before they were recorded.
+    public var calibrationProtocols: [SurveyCrossValidation.ValidationProtocol]?
+    /// Devices, or recording sessions of the one device, the survey holds; nil in older tunings.
+    public var groups: Int?
+    /// `device` or `session`: what ``groups`` counts; nil in older tunings.
+    public var groupKind: String?
     /// How well ``configuration`` locates each surveyed spot with the spot left out
     /// (``SurveyCrossValidation/spotErrors(of:)``), by spot name so that it still reads right after spots
     /// are added or removed. Computed once here so that maps need not cross-validate again; nil in tunings
@@ -455,18 +555,26 @@ public struct SurveyTuner: Sendable {
         winner: CrossValidationScore, candidates: [CrossValidationScore], validation: SurveyCrossValidation
     ) throws(RadioMapError) -> TuningResult {
         let resolution = Self.resolution(of: validation)
-        let everyAnswer = try validation.answers(of: winner.candidate, estimator: winner.estimator, resolution: resolution)
+        let everyAnswer = try validation.answers(
+            of: winner.candidate, estimator: winner.estimator, resolution: resolution, protocols: validation.calibrationProtocols)
         let answers = everyAnswer.compactMap(\.answer)
-        // Scans of the venue itself are at most this far in signal space; twice the 99th percentile of the
-        // leave-one-out best distances (already pessimistic: the query's own spot is missing) leaves real
-        // scans located and answers `unknown` for scans that resemble nothing surveyed.
-        let bestDistances = answers.map { Double($0.bestDistance) }.filter(\.isFinite).sorted()
-        let threshold = bestDistances.isEmpty ? nil : Float(2 * ErrorStatistics.percentile(99, of: bestDistances))
-        let ratios = answers.filter { $0.radius > 0 }.map { $0.error / $0.radius }.sorted()
-        let accuracyScale = ratios.isEmpty ? 1 : max(0.1, ErrorStatistics.percentile(68, of: ratios))
-        let within = answers.isEmpty ? 0 : Double(answers.filter { $0.error <= accuracyScale * $0.radius }.count) / Double(answers.count)
+        // `unknown` is for scans that resemble no place of the venue, never for a phone that merely differs from
+        // the survey's (another model, another day: those get a position and a wide radius). The leave-one-out
+        // answers are already pessimistic (their spot, session or device missing); a scan three times farther in
+        // signal space than the farthest of them matches nothing surveyed.
+        let bestDistances = answers.map(\.bestDistance).filter(\.isFinite)
+        let threshold = bestDistances.max().map { Self.unknownFactor * $0 }
+        let accuracyScale = Self.accuracyScale(calibratedOn: everyAnswer, protocols: validation.calibrationProtocols)
+        // The share within the radius the same way: each protocol's share, averaged.
+        let shares = validation.calibrationProtocols.compactMap { kind -> Double? in
+            let located = everyAnswer.compactMap { $0.protocol == kind ? $0.answer : nil }
+            guard !located.isEmpty else { return nil }
+            return Double(located.count { $0.error <= accuracyScale * $0.radius }) / Double(located.count)
+        }
+        let within = shares.isEmpty ? 0 : shares.reduce(0, +) / Double(shares.count)
         let tracker = try validation.replayScores(
-            of: winner.candidate, estimator: winner.estimator, windows: space.trackerWindows, alphas: space.trackerAlphas)
+            of: winner.candidate, estimator: winner.estimator, windows: space.trackerWindows, alphas: space.trackerAlphas,
+            resolution: resolution)
             .sorted { ($0.errors?.mean ?? .infinity) < ($1.errors?.mean ?? .infinity) }
         // Window 0 (the newest sample alone) is scored as the single-scan reference but never chosen: one
         // reading is never enough for a tracked phone, whatever a survey walk's cross-validation says.
@@ -476,15 +584,45 @@ public struct SurveyTuner: Sendable {
             spotBest: winner.estimator.spotBest, neighbourCount: winner.estimator.neighbourCount,
             weightingPower: winner.estimator.weightingPower, maximumDistance: threshold, accuracyScale: accuracyScale,
             resolution: resolution, trackerWindow: chosenTracker?.window ?? TunedConfiguration.untuned.trackerWindow,
-            trackerAlpha: chosenTracker?.alpha ?? TunedConfiguration.untuned.trackerAlpha)
+            trackerAlpha: chosenTracker?.alpha ?? TunedConfiguration.untuned.trackerAlpha,
+            trackerAccuracyScale: chosenTracker?.accuracyScale)
         return TuningResult(
             configuration: configuration, score: winner,
             candidates: candidates.sorted { $0.objective < $1.objective }, tracker: tracker, queries: validation.queries.count,
             devices: validation.devices, withinAccuracy: within,
             unknownAtThreshold: threshold.map { limit in answers.filter { $0.bestDistance > limit }.count } ?? 0,
+            calibrationProtocols: validation.calibrationProtocols, groups: validation.groups, groupKind: validation.groupKind,
             // The configuration's own answers are the ones above (same map, estimator and resolution): no
             // second pass, the same figures `spotErrors(of: configuration)` gives.
             spotErrors: validation.named(validation.spotErrors(from: everyAnswer, maximumDistance: threshold)))
+    }
+
+    /// How many times the farthest cross-validation best match a scan must be to answer `unknown`.
+    public static let unknownFactor: Float = 3
+
+    /// The radius scale under which `answers` hold the truth 68% of the time (as phones' location APIs mean
+    /// their accuracy), every protocol of `protocols` weighing the same: each stands for a share of live
+    /// conditions (a phone between surveyed spots, at one, another device or day), so none dominates by
+    /// answering more queries.
+    public static func accuracyScale(
+        calibratedOn answers: [(query: Int, protocol: SurveyCrossValidation.ValidationProtocol, answer: SurveyCrossValidation.Answer?)],
+        protocols: [SurveyCrossValidation.ValidationProtocol]
+    ) -> Double {
+        // Weighted 68th percentile of error / radius: each protocol's answers share one unit of weight.
+        var ratios: [(ratio: Double, weight: Double)] = []
+        for kind in protocols {
+            let located = answers.compactMap { $0.protocol == kind ? $0.answer : nil }.filter { $0.radius > 0 }
+            for answer in located { ratios.append((answer.error / answer.radius, 1 / Double(located.count))) }
+        }
+        guard !ratios.isEmpty else { return 1 }
+        ratios.sort { $0.ratio < $1.ratio }
+        let total = ratios.reduce(0) { $0 + $1.weight }
+        var cumulative = 0.0
+        for entry in ratios {
+            cumulative += entry.weight
+            if cumulative >= 0.68 * total { return max(0.1, entry.ratio) }
+        }
+        return max(0.1, ratios.last!.ratio)
     }
 
     /// Half the median distance from a surveyed spot to its nearest surveyed neighbour on the same floor:
@@ -545,7 +683,8 @@ extension SurveyCrossValidation {
             neighbours: tuned.neighbours, spotBest: tuned.spotBest, neighbourCount: tuned.neighbourCount,
             weightingPower: tuned.weightingPower)
         return spotErrors(
-            from: try answers(of: candidate, estimator: estimator, resolution: tuned.resolution), maximumDistance: tuned.maximumDistance)
+            from: try answers(of: candidate, estimator: estimator, resolution: tuned.resolution, protocols: [.spotOut]),
+            maximumDistance: tuned.maximumDistance)
     }
 
     /// `errors` with each spot's name in place of its index into ``spots``.
@@ -555,9 +694,9 @@ extension SurveyCrossValidation {
 
     /// The spot errors of `answers` (those of ``answers(of:estimator:resolution:)``), an answer beyond
     /// `maximumDistance` counting as `unknown`.
-    func spotErrors(from answers: [(query: Int, protocolIndex: Int, answer: Answer?)], maximumDistance: Float?) -> [SpotError] {
+    func spotErrors(from answers: [(query: Int, protocol: ValidationProtocol, answer: Answer?)], maximumDistance: Float?) -> [SpotError] {
         var errors: [Int: (sum: Double, located: Int, unknown: Int)] = [:]
-        for (query, protocolIndex, answer) in answers where protocolIndex == 0 {
+        for (query, kind, answer) in answers where kind == .spotOut {
             let spot = survey[query].spot
             var tally = errors[spot] ?? (0, 0, 0)
             if let answer, maximumDistance.map({ answer.bestDistance <= $0 }) ?? true {

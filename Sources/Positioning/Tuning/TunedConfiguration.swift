@@ -65,11 +65,16 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
     public var trackerWindow: Double
     /// The tracker's smoothing gain (1: no smoothing).
     public var trackerAlpha: Double
+    /// The tracker's radius is `trackerAccuracyScale · sqrt(spread² + resolution²)`, smoothed, calibrated on
+    /// replays of the survey walk to hold 68% of the truths (smoothing makes answers better than single
+    /// scans, so the single-scan scale would overstate their radius); nil (older tunings) uses
+    /// ``accuracyScale``.
+    public var trackerAccuracyScale: Double?
 
     public init(
         metric: Metric, referenceWindow: ReferenceWindow, neighbours: NeighbourLevel, spotBest: Int, neighbourCount: Int,
         weightingPower: Double, maximumDistance: Float?, accuracyScale: Double, resolution: Double, trackerWindow: Double,
-        trackerAlpha: Double
+        trackerAlpha: Double, trackerAccuracyScale: Double? = nil
     ) {
         self.metric = metric
         self.referenceWindow = referenceWindow
@@ -82,6 +87,7 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
         self.resolution = resolution
         self.trackerWindow = max(0, trackerWindow)
         self.trackerAlpha = trackerAlpha
+        self.trackerAccuracyScale = trackerAccuracyScale
     }
 
     /// What a venue that was never tuned uses: what `survey tune` chose most often on the shared datasets'
@@ -115,6 +121,7 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
         configuration.referenceWindow = referenceWindow
         configuration.tracking.window = trackerWindow
         configuration.tracking.smoother.alpha = min(1, max(0.01, trackerAlpha))
+        if let trackerAccuracyScale, accuracyScale > 0 { configuration.tracking.accuracyFactor = trackerAccuracyScale / accuracyScale }
         return configuration
     }
 }

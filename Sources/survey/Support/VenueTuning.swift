@@ -76,6 +76,16 @@ enum VenueTuning {
         if result.score.unanswered > 0 { lines.append("  unanswered: \(result.score.unanswered) (no common beacon once their spot was left out)") }
         lines.append("  unknown beyond distance \(configuration.maximumDistance.map { String(format: "%.4g", $0) } ?? "none") (\(result.unknownAtThreshold) cross-validation answers beyond it)")
         lines.append("  accuracy radius: \(String(format: "%.2f", configuration.accuracyScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), holding the truth in \(Output.metres(result.withinAccuracy * 100))% of cross-validation answers")
+        if let calibration = result.calibrationProtocols {
+            let groups = result.groups ?? result.devices, kind = result.groupKind ?? "device"
+            lines.append("  radius calibrated on: \(calibration.map(describe).joined(separator: ", ")), each weighing the same (\(groups) \(kind)\(groups == 1 ? "" : "s") in the survey)")
+            if groups < 2 {
+                lines.append("  the survey is one device in one session: the radius cannot see other phones or other days; record a second session (another phone, or another day) to calibrate it on them")
+            }
+        }
+        if let trackerScale = configuration.trackerAccuracyScale {
+            lines.append("  tracker radius: \(String(format: "%.2f", trackerScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), smoothed: calibrated on the replayed survey")
+        }
         if let tracker = result.tracker.first(where: { $0.window == configuration.trackerWindow && $0.alpha == configuration.trackerAlpha }),
             let errors = tracker.errors
         {
@@ -89,6 +99,14 @@ enum VenueTuning {
         }
         if result.candidates.count > limit { lines.append("  ... \(result.candidates.count - limit) more (--json lists all)") }
         return lines.joined(separator: "\n")
+    }
+
+    static func describe(_ validation: SurveyCrossValidation.ValidationProtocol) -> String {
+        switch validation {
+        case .spotOut: "between spots (leave-one-spot-out)"
+        case .groupOut: "other devices or sessions (leave-one-group-out)"
+        case .atSpot: "at surveyed spots (own fingerprint out)"
+        }
     }
 
     static func describe(_ window: ReferenceWindow) -> String {
