@@ -70,7 +70,7 @@ struct AccuracyTests {
             \(dataset): tuned \(configuration.metric), window \(configuration.referenceWindow), \(figures.tuning.score.estimator), \
             tracker \(configuration.trackerWindow) s / \(configuration.trackerAlpha); CV mean \(String(format: "%.2f", figures.tuning.score.objective)); \
             radius scales \(String(format: "%.2f / %.2f", configuration.accuracyScale, configuration.trackerAccuracyScale ?? .nan)) \
-            calibrated on \(figures.tuning.calibrationProtocols ?? []); unknown beyond \(configuration.maximumDistance ?? .nan)
+            calibrated on \((figures.tuning.calibrationProtocols ?? []).map(\.rawValue)); unknown beyond \(configuration.maximumDistance ?? .nan)
               single   \(line(figures.single.report))   k-NN (k \(figures.knn.bestK)) \(line(figures.knn.report))   \(ratio(figures.singlePaired))
               window 5 \(line(figures.windowed.report))   k-NN (k \(figures.knnWindowed.bestK)) \(line(figures.knnWindowed.report))   \(ratio(figures.windowedPaired))
               replay   \(line(figures.replay.report))   k-NN \(configuration.trackerWindow) s (k \(figures.knnTracked.bestK)) \(line(figures.knnTracked.report))   \(ratio(figures.replayPaired))

@@ -34,6 +34,13 @@ struct TuneCommandTests {
         let result = stored?["result"] as? [String: Any]
         #expect(result?["queries"] as? Int == 15)
         #expect((result?["candidates"] as? [Any])?.count == TuningSearchSpace.standard.mapCandidates.count)
+        // And one phone in one session: the radius is calibrated between spots and at them, and the table says
+        // it cannot see other phones or days
+        #expect(result?["calibration_protocols"] as? [String] == ["spot_out", "at_spot"])
+        #expect(result?["groups"] as? Int == 1 && result?["group_kind"] as? String == "session")
+        #expect(recorded.stdout.contains("radius calibrated on: between spots (leave-one-spot-out), at surveyed spots"), "\(recorded.stdout)")
+        #expect(recorded.stdout.contains("the survey is one device in one session"), "\(recorded.stdout)")
+        #expect(recorded.stdout.contains("tracker radius:"), "\(recorded.stdout)")
         // And evaluate says which configuration it used
         let evaluated = try commands.survey("evaluate", "--venue", "hall", "--cross-validate")
         #expect(evaluated.stdout.contains("configuration: tuned at revision 3"), "\(evaluated.stdout)")

@@ -276,15 +276,15 @@ public struct SurveyCrossValidation: Sendable {
     }
 
     /// What a cross-validation query is located without.
-    public enum ValidationProtocol: Int, Sendable, Hashable, Codable {
+    public enum ValidationProtocol: String, Sendable, Hashable, Codable {
         /// Every reference of its spot: the answer must come from the neighbouring spots, as a live
         /// position between surveyed spots must.
-        case spotOut = 0
+        case spotOut = "spot_out"
         /// Every reference of its group (``groupOfFingerprint``): its device, or its recording session.
-        case groupOut = 1
+        case groupOut = "group_out"
         /// Only the reference it was merged into, when its spot has others: a live phone standing at a
         /// surveyed spot, as many do.
-        case atSpot = 2
+        case atSpot = "at_spot"
     }
 
     /// The protocols configurations are ranked by: leave-one-spot-out, and leave-one-device-out when
