@@ -41,12 +41,20 @@ public enum ReferenceWindow: Hashable, Sendable, Codable, CustomStringConvertibl
     }
 
     /// Merges consecutive fingerprints of each run of `survey` into reference fingerprints, with relative
-    /// powers recomputed by `scale`.
+    /// powers recomputed by `scale`: one per range of ``ranges(of:)``, in order.
     public func references(
         of survey: [SurveyedFingerprint], scale: any RelativePowerScale
     ) -> [(spot: Int, fingerprint: Fingerprint)] {
         if case .fingerprints(let count) = self, count <= 1 { return survey.map { ($0.spot, $0.fingerprint) } }
-        var references: [(spot: Int, fingerprint: Fingerprint)] = []
+        return ranges(of: survey).map { range in
+            (survey[range.lowerBound].spot, Fingerprint.merging(survey[range].map(\.fingerprint), scale: scale))
+        }
+    }
+
+    /// The indices of `survey` each reference merges: consecutive fingerprints of one run, at most the
+    /// window's count of them, never crossing runs.
+    public func ranges(of survey: [SurveyedFingerprint]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
         var start = 0
         while start < survey.count {
             var end = start + 1
@@ -55,10 +63,10 @@ public enum ReferenceWindow: Hashable, Sendable, Codable, CustomStringConvertibl
             case .wholeRun: survey.count
             }
             while end < min(limit, survey.count), survey[end].run == survey[start].run { end += 1 }
-            references.append((survey[start].spot, Fingerprint.merging(survey[start..<end].map(\.fingerprint), scale: scale)))
+            ranges.append(start..<end)
             start = end
         }
-        return references
+        return ranges
     }
 }
 

@@ -221,7 +221,7 @@ public struct SurveyCrossValidation: Sendable {
     /// The radio map of `candidate`, with the group (``groupOfFingerprint``) of each of its rows.
     ///
     /// `rowOfFingerprint` gives the row each survey fingerprint was merged into (nil when its reference was
-    /// empty), and `rowsOfSpot` how many rows each spot has.
+    /// empty).
     func map(of candidate: MapCandidate) throws(RadioMapError) -> (map: RadioMap, groupOfRow: [Int], rowOfFingerprint: [Int?]) {
         var referenceGroups: [Int] = []
         var referenceOfFingerprint = [Int?](repeating: nil, count: survey.count)
@@ -231,16 +231,12 @@ public struct SurveyCrossValidation: Sendable {
         while runStart < survey.count {
             var runEnd = runStart + 1
             while runEnd < survey.count, survey[runEnd].run == survey[runStart].run { runEnd += 1 }
-            let chunk = switch candidate.window {
-            case .fingerprints(let count): max(1, count)
-            case .wholeRun: runEnd - runStart
-            }
-            // `references(of:)` merges consecutive chunks of `chunk` fingerprints of the run, in order.
-            let windows = candidate.window.references(of: Array(survey[runStart..<runEnd]), scale: scale)
+            let run = Array(survey[runStart..<runEnd])
+            // One reference per range of the run, in order: the range names the fingerprints merged into it.
             var merged: [(spot: Int, fingerprint: Fingerprint)] = []
-            for (offset, reference) in windows.enumerated() where !reference.fingerprint.entries.isEmpty {
-                let first = runStart + offset * chunk
-                for index in first..<min(first + chunk, runEnd) { referenceOfFingerprint[index] = references.count + merged.count }
+            for (range, reference) in zip(candidate.window.ranges(of: run), candidate.window.references(of: run, scale: scale))
+            where !reference.fingerprint.entries.isEmpty {
+                for index in range { referenceOfFingerprint[runStart + index] = references.count + merged.count }
                 merged.append(reference)
             }
             references += merged
