@@ -16,7 +16,10 @@ struct JSONWriterTests {
 
     static let results: [LocationResult] = [
         LocationResult(
-            outcome: .located(Position(x: 1.25, y: 2.0000001, floor: 0, accuracy: 3.5, spot: "a \"quoted\" spot\\", zone: "Zé")),
+            outcome: .located(
+                Position(
+                    x: 1.25, y: 2.0000001, floor: 0, accuracy: 3.5, spot: "a \"quoted\" spot\\", zone: "Zé",
+                    covariance: PositionCovariance(xx: 4.25, xy: -0.125, yy: 1e-7))),
             candidates: [
                 SpotCandidate(spotIndex: 0, spot: spots[0], distance: 0.125),
                 SpotCandidate(spotIndex: 1, spot: spots[1], distance: 0.3333333),
@@ -35,7 +38,7 @@ struct JSONWriterTests {
 
     @Test("writes exactly the bytes JSONEncoder writes for the generated Locate", arguments: 0..<3)
     func locateBytes(index: Int) throws {
-        // Given a generated Locate of an awkward result (quotes, backslashes, newlines, accents, no zone, lat/lon)
+        // Given a generated Locate of an awkward result (quotes, backslashes, newlines, accents, no zone, lat/lon, a covariance)
         let locate = Components.Schemas.Locate(venue: "hall \"1\"", result: Self.results[index], revision: 4, anchor: Self.anchor(index))
         // When JSONWriter and JSONEncoder write it
         let written = Data(buffer: JSONWriter.bytes(of: locate))
@@ -47,9 +50,12 @@ struct JSONWriterTests {
 
     @Test("writes exactly the bytes JSONEncoder writes for the generated Device", arguments: 0..<3)
     func deviceBytes(index: Int) throws {
-        // Given a generated Device with events, stuck beacons, and with or without a position, zone and lat/lon
+        // Given a generated Device with events, stuck beacons, and with or without a position, zone, lat/lon and covariance
         let position = Components.Schemas.Position(
-            Position(x: 0.1, y: 1e-7, floor: 1, accuracy: 12.75, spot: "b", zone: index == 0 ? "Zé" : nil), anchor: Self.anchor(index))
+            Position(
+                x: 0.1, y: 1e-7, floor: 1, accuracy: 12.75, spot: "b", zone: index == 0 ? "Zé" : nil,
+                covariance: index == 1 ? nil : PositionCovariance(xx: 60.5, xy: 3.0000001, yy: 82)),
+            anchor: Self.anchor(index))
         let device = Components.Schemas.Device(
             venue: "v", device: "phone \\ 1", revision: 7, time: 1_795_000_000.25, status: index == 2 ? .unknown : .located,
             position: index == 2 ? nil : position, zone: index == 0 ? "Zé" : nil,

@@ -67,6 +67,12 @@ struct RouteTests {
             #expect((dx * dx + dy * dy).squareRoot() < 8)
             #expect(position["floor"] as? Int == 0)
             #expect((response.json["candidates"] as? [Any])?.count == 5)
+            // And it carries its covariance, whose 68% circle is the accuracy radius
+            let covariance = try #require(position["covariance_m2"] as? [String: Double])
+            let xx = try #require(covariance["xx"]), xy = try #require(covariance["xy"]), yy = try #require(covariance["yy"])
+            #expect(xx >= 0 && yy >= 0 && xy * xy <= xx * yy * (1 + 1e-9))
+            let accuracy = try #require(position["accuracy_m"] as? Double)
+            #expect(abs(PositionCovariance.radiusFactor * (xx + yy).squareRoot() - accuracy) < 1e-6 * accuracy)
         }
     }
 

@@ -68,7 +68,8 @@ struct AccuracyTests {
         let configuration = figures.tuning.configuration
         return """
             \(dataset): tuned \(configuration.metric), window \(configuration.referenceWindow), \(figures.tuning.score.estimator), \
-            tracker \(configuration.trackerWindow) s / \(configuration.trackerAlpha); CV mean \(String(format: "%.2f", figures.tuning.score.objective)); \
+            tracker \(configuration.trackerWindow) s / \(configuration.trackerGain.map { "\($0)" } ?? "\(configuration.trackerAlpha)"), \
+            radius from \(configuration.uncertainty.map { "\($0)" } ?? "neighbours' spread"); CV mean \(String(format: "%.2f", figures.tuning.score.objective)); \
             radius scales \(String(format: "%.2f / %.2f", configuration.accuracyScale, configuration.trackerAccuracyScale ?? .nan)) \
             calibrated on \((figures.tuning.calibrationProtocols ?? []).map(\.rawValue)); unknown beyond \(configuration.maximumDistance ?? .nan)
               single   \(line(figures.single.report))   k-NN (k \(figures.knn.bestK)) \(line(figures.knn.report))   \(ratio(figures.singlePaired))

@@ -36,6 +36,55 @@ struct TrackingTests {
         #expect(abs(next.x - 1) < 1e-9)
     }
 
+    @Test("a Kalman gain takes more of a sharp answer than of a vague one")
+    func covarianceGainWeighsAnswers() {
+        // Given a track started at x = 0 with a 2 m radius, wandering 1 m² per second
+        func step(toRadius radius: Double) -> Double {
+            var smoother = AlphaBetaSmoother(beta: 0, gain: .covariance(processNoise: 1, measurementScale: 1))
+            _ = smoother.smooth(position(0), at: 0)
+            return smoother.smooth(Position(x: 2, y: 0, floor: 0, accuracy: radius, spot: "s", zone: nil), at: 1).x
+        }
+        // When an answer 2 m away arrives a second later, sharp (1 m) or vague (8 m)
+        let sharp = step(toRadius: 1), vague = step(toRadius: 8)
+        // Then the gain is the track's variance against the answer's: p / (p + r) per axis, where a round
+        // covariance of radius R has r = (R / 1.0675)² / 2
+        func variance(_ radius: Double) -> Double { (radius / PositionCovariance.radiusFactor) * (radius / PositionCovariance.radiusFactor) / 2 }
+        let predicted = variance(2) + 1
+        #expect(abs(sharp - 2 * predicted / (predicted + variance(1))) < 1e-9)
+        #expect(abs(vague - 2 * predicted / (predicted + variance(8))) < 1e-9)
+        #expect(sharp > 1.5 && vague < 0.5)
+    }
+
+    @Test("a Kalman gain moves the dot little along the long axis of an answer's covariance")
+    func covarianceGainFollowsShape() throws {
+        // Given a track at the origin and an answer 2 m off in x and in y, long along x (a scan that fits two
+        // places on a line along x equally well)
+        var smoother = AlphaBetaSmoother(beta: 0, gain: .covariance(processNoise: 1, measurementScale: 1))
+        _ = smoother.smooth(position(0), at: 0)
+        let long = Position(
+            x: 2, y: 2, floor: 0, accuracy: 2, spot: "s", zone: nil, covariance: PositionCovariance(xx: 3.4, xy: 0, yy: 0.1))
+        // When it is smoothed
+        let next = smoother.smooth(long, at: 1)
+        // Then the dot follows it across (y) much more than along (x)
+        #expect(next.y > 1.5 && next.x < 1.2)
+        // And the track carries the answer's shape, scaled to its own radius
+        let covariance = try #require(next.covariance)
+        #expect(covariance.xx > 10 * covariance.yy)
+        #expect(abs(PositionCovariance.radiusFactor * covariance.trace.squareRoot() - next.accuracy) < 1e-9)
+    }
+
+    @Test("a Kalman track's radius shrinks while answers agree and grows again over a gap")
+    func covarianceGainRadius() {
+        var smoother = AlphaBetaSmoother(beta: 0, gain: .covariance(processNoise: 1, measurementScale: 1))
+        // Given five agreeing answers a second apart
+        var radii = (0..<5).map { smoother.smooth(position(0), at: Double($0)).accuracy }
+        // Then each radius is smaller than the one before
+        #expect(zip(radii, radii.dropFirst()).allSatisfy { $0 > $1 }, "\(radii)")
+        // And after 8 s of silence the next answer's radius is wider than the last: the person may have wandered
+        radii.append(smoother.smooth(position(0), at: 12).accuracy)
+        #expect(radii[5] > radii[4], "\(radii)")
+    }
+
     @Test("one stray floor vote does not change floor; two do")
     func floorChange() {
         var smoother = AlphaBetaSmoother(floorChangeUpdates: 2)

@@ -218,11 +218,18 @@ struct TuningTests {
         #expect(threshold.isFinite && threshold > 0)
         #expect(result.unknownAtThreshold == 0)
         #expect(result.calibrationProtocols == [.spotOut, .atSpot] && result.groups == 1 && result.groupKind == "session")
+        // And every uncertainty model was scored, and the one with the lowest log-loss is the configuration's
+        let scores = try #require(result.uncertaintyScores)
+        #expect(scores.map(\.model) == space.uncertaintyModels)
+        let lowestLoss = try #require(scores.min { $0.logLoss < $1.logLoss })
+        #expect((result.configuration.uncertainty ?? .neighbourSpread) == lowestLoss.model)
+        #expect(result.score.estimator.uncertainty == result.configuration.uncertainty)
         // And the tracker's radius has its own scale, from the replayed survey walk
         #expect(try #require(result.configuration.trackerAccuracyScale) > 0)
         // And the tracker table has every window and gain, single scans included
-        #expect(result.tracker.count == space.trackerWindows.count * space.trackerAlphas.count)
-        #expect(result.tracker.contains { $0.window == 0 && $0.alpha == 1 })
+        #expect(result.tracker.count == space.trackerWindows.count * (space.trackerAlphas.count + space.trackerCovarianceGains.count))
+        #expect(result.tracker.contains { $0.window == 0 && $0.alpha == 1 && $0.gain == nil })
+        #expect(result.tracker.filter { $0.gain != nil }.count == space.trackerWindows.count * space.trackerCovarianceGains.count)
         // And the spots' leave-one-spot-out errors are kept by name, the same as measuring them again
         // under the chosen configuration (to float precision: a map built again need not give bit-identical
         // Float distances; one run in four differed in the 8th digit), one per surveyed spot

@@ -41,6 +41,10 @@ struct TuneCommandTests {
         #expect(recorded.stdout.contains("radius calibrated on: between spots (leave-one-spot-out), at surveyed spots"), "\(recorded.stdout)")
         #expect(recorded.stdout.contains("the survey is one device in one session"), "\(recorded.stdout)")
         #expect(recorded.stdout.contains("tracker radius:"), "\(recorded.stdout)")
+        // And the uncertainty model was chosen among every model of the search space, and the table names it
+        let scores = try #require(result?["uncertainty_scores"] as? [[String: Any]])
+        #expect(scores.count == TuningSearchSpace.standard.uncertaintyModels.count)
+        #expect(recorded.stdout.contains("spread and covariance: "), "\(recorded.stdout)")
         // And evaluate says which configuration it used
         let evaluated = try commands.survey("evaluate", "--venue", "hall", "--cross-validate")
         #expect(evaluated.stdout.contains("configuration: tuned at revision 3"), "\(evaluated.stdout)")

@@ -1,7 +1,7 @@
 /// Turns the best candidate spots into a continuous position.
 public protocol PositionEstimator: Sendable {
     /// How many candidates, nearest first, the estimator wants.
-    var neighbourCount: Int { get }
+    var candidatesWanted: Int { get }
 
     /// A position from `candidates` (nearest first, all with finite distances, at least one).
     /// `spots` are all the venue's spots, to name the one nearest the estimate.
@@ -32,8 +32,66 @@ public enum NeighbourWeighting: Hashable, Sendable {
     }
 }
 
+/// How an answer's uncertainty (its covariance, and the accuracy radius drawn from it) is derived from the
+/// candidates. Chosen per venue by cross-validation (``SurveyTuner``), never by a test walk.
+public enum UncertaintyModel: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The interpolation neighbours' weighted spread around the position (what every tuning before the
+    /// posterior used).
+    case neighbourSpread
+    /// A posterior over the `candidates` nearest candidates: a candidate's likelihood is
+    /// `exp(−(d − best) / (temperature · best))`, so the temperature says how much farther than the best
+    /// match, relative to it, a place stays plausible. The covariance is the posterior's second moment
+    /// around the position, so a posterior split between two places is wide along the line between them.
+    case posterior(temperature: Double, candidates: Int)
+
+    /// Candidates the model reads, beyond the neighbours the position is interpolated from.
+    public var candidatesRead: Int {
+        switch self {
+        case .neighbourSpread: 0
+        case .posterior(_, let candidates): max(1, candidates)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .neighbourSpread: "neighbours' spread"
+        case .posterior(let temperature, let candidates):
+            "posterior over \(candidates) candidates, temperature \(temperature)"
+        }
+    }
+}
+
+/// A symmetric 2 × 2 covariance of a planar position, in square metres of the venue's frame.
+public struct PositionCovariance: Hashable, Sendable, Codable {
+    public var xx: Double
+    public var xy: Double
+    public var yy: Double
+
+    public init(xx: Double, xy: Double, yy: Double) {
+        self.xx = xx
+        self.xy = xy
+        self.yy = yy
+    }
+
+    /// `xx + yy`: the mean squared distance from the position.
+    public var trace: Double { xx + yy }
+
+    /// A 2-D Gaussian's 68% circle is `radiusFactor · sqrt(trace)` when it is round:
+    /// `sqrt(−2 ln 0.32) / sqrt(2)`.
+    public static let radiusFactor = (-2 * log(0.32)).squareRoot() / 2.0.squareRoot()
+
+    /// This covariance's shape scaled so that its 68% circle (``radiusFactor`` · sqrt(trace)) is `radius`;
+    /// a round one when the shape has no extent.
+    public func scaled(toRadius radius: Double) -> PositionCovariance {
+        let target = (radius / Self.radiusFactor) * (radius / Self.radiusFactor)
+        guard trace > 0, trace.isFinite else { return PositionCovariance(xx: target / 2, xy: 0, yy: target / 2) }
+        let factor = target / trace
+        return PositionCovariance(xx: xx * factor, xy: xy * factor, yy: yy * factor)
+    }
+}
+
 /// Weighted k nearest spots: the floor by weighted vote, then (x, y) as the weighted mean of the
-/// neighbours on that floor, and an accuracy radius from their weighted spread around it.
+/// neighbours on that floor, and a covariance and accuracy radius from the ``UncertaintyModel``.
 ///
 /// Interpolating between spots matters: live positions usually lie between surveyed spots.
 public struct WeightedNearestSpots: PositionEstimator, Hashable {
@@ -41,18 +99,22 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
     public var weighting: NeighbourWeighting
     /// The smallest accuracy radius ever reported, metres: even a perfect match is not exact.
     public var minimumAccuracy: Double
-    /// The radius is `accuracyScale · sqrt(spread² + resolution²)`, calibrated per venue so that it holds
-    /// the true position 68% of the time (``TunedConfiguration/accuracyScale``).
+    /// The radius is `accuracyScale · sqrt(trace + resolution²)` of the uncertainty model's covariance,
+    /// calibrated per venue so that it holds the true position 68% of the time
+    /// (``TunedConfiguration/accuracyScale``).
     public var accuracyScale: Double
-    /// Metres: the survey's resolution, a floor under the neighbours' spread (a single neighbour has none).
+    /// Metres: the survey's resolution, a floor under the covariance (a single neighbour has no spread).
     public var resolution: Double
+    /// Where the covariance comes from.
+    public var uncertainty: UncertaintyModel
 
     public init(
         neighbourCount: Int = 4,
         weighting: NeighbourWeighting = .inverseDistance(power: 1, epsilon: 0.01),
         minimumAccuracy: Double = 1,
         accuracyScale: Double = 1,
-        resolution: Double = 0
+        resolution: Double = 0,
+        uncertainty: UncertaintyModel = .neighbourSpread
     ) {
         precondition(neighbourCount >= 1, "neighbourCount must be at least 1")
         self.neighbourCount = neighbourCount
@@ -60,7 +122,10 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
         self.minimumAccuracy = minimumAccuracy
         self.accuracyScale = accuracyScale
         self.resolution = resolution
+        self.uncertainty = uncertainty
     }
+
+    public var candidatesWanted: Int { max(neighbourCount, uncertainty.candidatesRead) }
 
     public func estimate(from candidates: [SpotCandidate], spots: [Spot]) -> Position {
         precondition(!candidates.isEmpty, "estimate needs at least one candidate")
@@ -85,15 +150,41 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
         x /= totalWeight
         y /= totalWeight
 
-        var spread = 0.0
-        for (neighbour, weight) in zip(neighbours, weights) where neighbour.spot.floor == floor {
-            let dx = neighbour.spot.x - x, dy = neighbour.spot.y - y
-            spread += weight * (dx * dx + dy * dy)
+        let spread: PositionCovariance = switch uncertainty {
+        case .neighbourSpread:
+            Self.secondMoment(of: zip(neighbours, weights).lazy.map { ($0.0.spot, $0.1) }, floor: floor, aroundX: x, y: y)
+        case .posterior(let temperature, let count):
+            Self.secondMoment(
+                of: candidates.prefix(max(1, count)).lazy.map {
+                    ($0.spot, NeighbourWeighting.exponential(relativeScale: temperature).weight(for: $0.distance, best: best))
+                },
+                floor: floor, aroundX: x, y: y)
         }
-        let accuracy = max(minimumAccuracy, accuracyScale * (spread / totalWeight + resolution * resolution).squareRoot())
+        // The resolution floor is round: half of it along each axis, so that the trace gains resolution².
+        let floored = PositionCovariance(
+            xx: spread.xx + resolution * resolution / 2, xy: spread.xy, yy: spread.yy + resolution * resolution / 2)
+        let accuracy = max(minimumAccuracy, accuracyScale * floored.trace.squareRoot())
 
         let nearest = spots.nearest(toX: x, y: y, floor: floor) ?? neighbours.first!.spot
-        return Position(x: x, y: y, floor: floor, accuracy: accuracy, spot: nearest.name, zone: nearest.zone)
+        return Position(
+            x: x, y: y, floor: floor, accuracy: accuracy, spot: nearest.name, zone: nearest.zone,
+            covariance: floored.scaled(toRadius: accuracy))
+    }
+
+    /// The weighted second moment around (`x`, `y`) of the places of `floor` among `weighted`.
+    private static func secondMoment(
+        of weighted: some Sequence<(Spot, Double)>, floor: Int, aroundX x: Double, y: Double
+    ) -> PositionCovariance {
+        var total = 0.0, xx = 0.0, xy = 0.0, yy = 0.0
+        for (spot, weight) in weighted where spot.floor == floor && weight.isFinite {
+            let dx = spot.x - x, dy = spot.y - y
+            total += weight
+            xx += weight * dx * dx
+            xy += weight * dx * dy
+            yy += weight * dy * dy
+        }
+        guard total > 0 else { return PositionCovariance(xx: 0, xy: 0, yy: 0) }
+        return PositionCovariance(xx: xx / total, xy: xy / total, yy: yy / total)
     }
 }
 

@@ -102,7 +102,7 @@ public struct Locator: Sendable {
 
     private func result(for query: QueryVector, rowDistances: UnsafeBufferPointer<Float>, in map: RadioMap) -> LocationResult {
         let spotDistance = spotDistances(fromRowDistances: rowDistances, in: map)
-        let candidates = nearest(spotDistance, in: map, limit: max(candidateCount, estimator.neighbourCount))
+        let candidates = nearest(spotDistance, in: map, limit: max(candidateCount, estimator.candidatesWanted))
         guard let best = candidates.first else { return unknown(.noCommonBeacon, query) }
         let listed = Array(candidates.prefix(candidateCount))
         if let maximumDistance, best.distance > maximumDistance {
@@ -110,7 +110,7 @@ public struct Locator: Sendable {
         }
         let neighbours = switch self.neighbours {
         case .spots: candidates
-        case .fingerprints: Self.nearestRows(rowDistances, in: map, limit: estimator.neighbourCount)
+        case .fingerprints: Self.nearestRows(rowDistances, in: map, limit: estimator.candidatesWanted)
         }
         var position = estimator.estimate(from: neighbours, spots: map.spots)
         // The estimator names the nearest spot's zone; drawn zones decide by where the position lies.

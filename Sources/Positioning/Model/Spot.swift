@@ -37,10 +37,14 @@ public struct Position: Hashable, Sendable, Codable {
     /// sets them; the estimators work in venue metres only and leave them nil).
     public var lat: Double?
     public var lon: Double?
+    /// The position's covariance in square metres of the venue's frame (`covariance_m2` in JSON): the
+    /// posterior's shape, scaled so that its 68% circle is ``accuracy``. Long along the line between two
+    /// places the scan fits equally well. Nil from estimators that give none.
+    public var covariance: PositionCovariance?
 
     public init(
         x: Double, y: Double, floor: Int, accuracy: Double, spot: String, zone: String?, lat: Double? = nil,
-        lon: Double? = nil
+        lon: Double? = nil, covariance: PositionCovariance? = nil
     ) {
         self.x = x
         self.y = y
@@ -50,11 +54,13 @@ public struct Position: Hashable, Sendable, Codable {
         self.zone = zone
         self.lat = lat
         self.lon = lon
+        self.covariance = covariance
     }
 
     enum CodingKeys: String, CodingKey {
         case x, y, floor, spot, zone, lat, lon
         case accuracy = "accuracy_m"
+        case covariance = "covariance_m2"
     }
 }
 

@@ -131,6 +131,7 @@ public struct DeviceTracker: Sendable {
             smoothedAt = max(smoothedAt ?? sample.time, sample.time)
             var smoothed = bounded(smoother.smooth(measured, at: sample.time), in: map)
             smoothed.accuracy *= configuration.accuracyFactor
+            smoothed.covariance = smoothed.covariance?.scaled(toRadius: smoothed.accuracy)
             let nearest = map.spots.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor)
             let zone = map.zones.zone(atX: smoothed.x, y: smoothed.y, floor: smoothed.floor, nearest: nearest)
             if let nearest {

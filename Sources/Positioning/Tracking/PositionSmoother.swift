@@ -4,8 +4,29 @@ public protocol PositionSmoother: Sendable {
     mutating func smooth(_ measurement: Position, at time: Double) -> Position
 }
 
-/// An alpha-beta filter (a steady-state Kalman filter) with a walking-speed motion model and gating
-/// of physically impossible jumps.
+/// How much of a new measurement an ``AlphaBetaSmoother`` takes.
+public enum SmootherGain: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The fixed share ``AlphaBetaSmoother/alpha`` of every measurement, whatever its radius.
+    case fixed
+    /// A Kalman gain: the track's own uncertainty (a round variance that grows by `processNoise` m² every
+    /// second: a person's wander, stop-and-go included) against the measurement's covariance
+    /// (``Position/covariance``) times `measurementScale` (successive scans of one phone err alike, so each
+    /// is worth less than its own covariance says). A measurement long along one axis moves the dot little
+    /// along it; a sharp one after a vague stretch moves it far. The track's radius is its own 68% circle.
+    case covariance(processNoise: Double, measurementScale: Double)
+
+    public var description: String {
+        switch self {
+        case .fixed: "fixed gain"
+        case .covariance(let processNoise, let measurementScale):
+            "Kalman gain (wander \(processNoise) m²/s, measurement covariance x\(measurementScale))"
+        }
+    }
+}
+
+/// An alpha-beta filter (a steady-state Kalman filter, or with ``SmootherGain/covariance(processNoise:measurementScale:)``
+/// a Kalman filter over each answer's covariance) with a walking-speed motion model and gating of
+/// physically impossible jumps.
 ///
 /// - A measurement that would need more than `maximumSpeed` to reach (plus `gateSlack` metres of
 ///   measurement noise) is pulled back onto the reachable disc: people do not teleport.
@@ -36,6 +57,8 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
     /// Seconds in which the velocity halves when no measurement confirms it (`.infinity` keeps it, as a
     /// plain alpha-beta filter does).
     public var velocityHalfLife: Double
+    /// Fixed, or from each measurement's covariance.
+    public var gain: SmootherGain
 
     private struct State: Hashable {
         var x: Double
@@ -44,6 +67,8 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
         var vy = 0.0
         var floor: Int
         var accuracy: Double
+        /// Per-axis variance of the track's position, m² (covariance gain only).
+        var variance = 0.0
         var time: Double
         var gatedInARow = 0
         var otherFloorVotes = 0
@@ -53,7 +78,7 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
 
     public init(
         alpha: Double = 0.5, beta: Double = 0.1, maximumSpeed: Double = 2, gateSlack: Double = 1.5,
-        resetAfterGated: Int = 4, floorChangeUpdates: Int = 2, velocityHalfLife: Double = 2
+        resetAfterGated: Int = 4, floorChangeUpdates: Int = 2, velocityHalfLife: Double = 2, gain: SmootherGain = .fixed
     ) {
         self.alpha = min(1, max(0.01, alpha))
         self.beta = min(1, max(0, beta))
@@ -62,6 +87,13 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
         self.resetAfterGated = max(1, resetAfterGated)
         self.floorChangeUpdates = max(1, floorChangeUpdates)
         self.velocityHalfLife = velocityHalfLife.isNaN ? 2 : max(0.01, velocityHalfLife)
+        self.gain = switch gain {
+        case .fixed: .fixed
+        case .covariance(let processNoise, let measurementScale):
+            .covariance(
+                processNoise: processNoise.isFinite ? max(0, processNoise) : 1,
+                measurementScale: measurementScale.isFinite && measurementScale > 0 ? measurementScale : 1)
+        }
     }
 
     /// Forgets the track: the next measurement is taken as it is, with no velocity. For when the past no
@@ -106,32 +138,68 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
             current.gatedInARow = 0
         }
 
-        current.x = predictedX + alpha * residualX
-        current.y = predictedY + alpha * residualY
+        let (stepX, stepY): (Double, Double)
+        // How much of the residual the velocity believes: all of it with a fixed gain (beta is its share), the
+        // measurement's mean gain with a covariance gain (a vague measurement says little about motion).
+        var velocityShare = 1.0
+        switch gain {
+        case .fixed:
+            (stepX, stepY) = (alpha * residualX, alpha * residualY)
+            current.accuracy = alpha * measurement.accuracy + (1 - alpha) * current.accuracy
+        case .covariance(let processNoise, let measurementScale):
+            // K = P (P + R)⁻¹ with the track's P = p·I: the 2 × 2 inverse written out.
+            let predicted = current.variance + processNoise * dt
+            let noise = Self.measurementCovariance(of: measurement, scale: measurementScale)
+            let a = predicted + noise.xx, b = noise.xy, d = predicted + noise.yy
+            let determinant = a * d - b * b
+            guard determinant > 0, determinant.isFinite else {
+                (stepX, stepY) = (alpha * residualX, alpha * residualY)
+                break
+            }
+            let k00 = predicted * d / determinant, k01 = -predicted * b / determinant, k11 = predicted * a / determinant
+            (stepX, stepY) = (k00 * residualX + k01 * residualY, k01 * residualX + k11 * residualY)
+            // (I − K)·P, kept round: its mean per-axis variance.
+            current.variance = max(0, predicted * (2 - k00 - k11) / 2)
+            velocityShare = (k00 + k11) / 2
+            current.accuracy = PositionCovariance.radiusFactor * (2 * current.variance).squareRoot()
+        }
+        current.x = predictedX + stepX
+        current.y = predictedY + stepY
         if dt > 0 {
-            current.vx += beta * residualX / dt
-            current.vy += beta * residualY / dt
+            current.vx += beta * velocityShare * residualX / dt
+            current.vy += beta * velocityShare * residualY / dt
             let speed = (current.vx * current.vx + current.vy * current.vy).squareRoot()
             if speed > maximumSpeed {
                 current.vx *= maximumSpeed / speed
                 current.vy *= maximumSpeed / speed
             }
         }
-        current.accuracy = alpha * measurement.accuracy + (1 - alpha) * current.accuracy
         current.time = max(current.time, time)
         state = current
         return position(of: current, template: measurement)
     }
 
     private mutating func restart(at measurement: Position, time: Double) -> Position {
-        let fresh = State(x: measurement.x, y: measurement.y, floor: measurement.floor, accuracy: measurement.accuracy, time: time)
+        var fresh = State(x: measurement.x, y: measurement.y, floor: measurement.floor, accuracy: measurement.accuracy, time: time)
+        if case .covariance(_, let measurementScale) = gain {
+            fresh.variance = Self.measurementCovariance(of: measurement, scale: measurementScale).trace / 2
+        }
         state = fresh
         return measurement
     }
 
+    /// The measurement's covariance times `scale`; a round one of its radius when it carries none.
+    private static func measurementCovariance(of measurement: Position, scale: Double) -> PositionCovariance {
+        let covariance = measurement.covariance ?? PositionCovariance(xx: 0, xy: 0, yy: 0).scaled(toRadius: measurement.accuracy)
+        return PositionCovariance(xx: covariance.xx * scale, xy: covariance.xy * scale, yy: covariance.yy * scale)
+    }
+
     /// The filter's state as a position; spot and zone are the caller's to refresh.
     private func position(of state: State, template: Position) -> Position {
-        Position(x: state.x, y: state.y, floor: state.floor, accuracy: state.accuracy, spot: template.spot, zone: template.zone)
+        // The newest measurement gives the covariance its shape; the smoothed radius its size.
+        Position(
+            x: state.x, y: state.y, floor: state.floor, accuracy: state.accuracy, spot: template.spot, zone: template.zone,
+            covariance: template.covariance?.scaled(toRadius: state.accuracy))
     }
 }
 

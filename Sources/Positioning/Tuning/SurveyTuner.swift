@@ -19,12 +19,25 @@ public struct EstimatorChoice: Hashable, Sendable, Codable, CustomStringConverti
     public var spotBest: Int
     public var neighbourCount: Int
     public var weightingPower: Double
+    /// Where the covariance and radius come from; nil (older tunings) is the neighbours' spread. It never
+    /// changes the position, only its uncertainty: it is chosen after the rest.
+    public var uncertainty: UncertaintyModel?
 
-    public init(neighbours: NeighbourLevel, spotBest: Int, neighbourCount: Int, weightingPower: Double) {
+    public init(
+        neighbours: NeighbourLevel, spotBest: Int, neighbourCount: Int, weightingPower: Double, uncertainty: UncertaintyModel? = nil
+    ) {
         self.neighbours = neighbours
         self.spotBest = spotBest
         self.neighbourCount = neighbourCount
         self.weightingPower = weightingPower
+        self.uncertainty = uncertainty
+    }
+
+    /// The estimator this describes, its radius scaled by `accuracyScale` (1: uncalibrated).
+    func estimator(resolution: Double, accuracyScale: Double = 1) -> WeightedNearestSpots {
+        WeightedNearestSpots(
+            neighbourCount: neighbourCount, weighting: .inverseDistance(power: weightingPower, epsilon: 1e-6),
+            minimumAccuracy: 0, accuracyScale: accuracyScale, resolution: resolution, uncertainty: uncertainty ?? .neighbourSpread)
     }
 
     public var description: String {
@@ -57,11 +70,17 @@ public struct TuningSearchSpace: Hashable, Sendable, Codable {
     /// Tracker: seconds of samples merged, and smoothing gains.
     public var trackerWindows: [Double]
     public var trackerAlphas: [Double]
+    /// Tracker: Kalman gains from each answer's covariance, tried beside the fixed gains of ``trackerAlphas``.
+    public var trackerCovarianceGains: [SmootherGain]
+    /// Uncertainty models tried on the winner, by how well their calibrated radius fits the truths
+    /// (``SurveyTuner/uncertaintyScore(of:protocols:)``).
+    public var uncertaintyModels: [UncertaintyModel]
 
     public init(
         windows: [ReferenceWindow], decibelFloor: Float, decibelPenalties: [[Float]], offsetShrinkages: [Float?],
         relativePenalties: [[Float]], spotNeighbourCounts: [Int], spotBests: [Int], fingerprintNeighbourCounts: [Int],
-        weightingPowers: [Double], trackerWindows: [Double], trackerAlphas: [Double]
+        weightingPowers: [Double], trackerWindows: [Double], trackerAlphas: [Double],
+        trackerCovarianceGains: [SmootherGain] = [], uncertaintyModels: [UncertaintyModel] = [.neighbourSpread]
     ) {
         self.windows = windows
         self.decibelFloor = decibelFloor
@@ -74,6 +93,8 @@ public struct TuningSearchSpace: Hashable, Sendable, Codable {
         self.weightingPowers = weightingPowers
         self.trackerWindows = trackerWindows
         self.trackerAlphas = trackerAlphas
+        self.trackerCovarianceGains = trackerCovarianceGains
+        self.uncertaintyModels = uncertaintyModels.isEmpty ? [.neighbourSpread] : uncertaintyModels
     }
 
     /// The search space `survey tune` uses.
@@ -88,7 +109,15 @@ public struct TuningSearchSpace: Hashable, Sendable, Codable {
         fingerprintNeighbourCounts: [1, 2, 4, 8, 16, 32],
         weightingPowers: [1, 2, 4],
         trackerWindows: [0, 2, 5],
-        trackerAlphas: [1, 0.7, 0.5, 0.3])
+        trackerAlphas: [1, 0.7, 0.5, 0.3],
+        // A person's wander: 0.25 to 4 m² per second (1 m²/s is a 1 m spread after a second standing or
+        // strolling); scans' errors counted once, or as if four scans shared one error.
+        trackerCovarianceGains: [0.25, 1, 4].flatMap { noise in
+            [1.0, 4].map { SmootherGain.covariance(processNoise: noise, measurementScale: $0) }
+        },
+        uncertaintyModels: [.neighbourSpread] + [8, 32].flatMap { count in
+            [0.05, 0.1, 0.2, 0.5, 1].map { UncertaintyModel.posterior(temperature: $0, candidates: count) }
+        })
 
     /// Every metric tried.
     public var metrics: [TunedConfiguration.Metric] {
@@ -103,6 +132,12 @@ public struct TuningSearchSpace: Hashable, Sendable, Codable {
     /// Every map candidate: each window with each metric.
     public var mapCandidates: [MapCandidate] {
         windows.flatMap { window in metrics.map { MapCandidate(window: window, metric: $0) } }
+    }
+
+    /// Every tracker smoothing tried for each window: the fixed gains, then the covariance gains.
+    public var trackerSmoothings: [TrackerSmoothing] {
+        trackerAlphas.map { TrackerSmoothing(alpha: $0, gain: .fixed) }
+            + trackerCovarianceGains.map { TrackerSmoothing(alpha: TunedConfiguration.untuned.trackerAlpha, gain: $0) }
     }
 
     /// Every estimator tried on each map candidate.
@@ -314,9 +349,17 @@ public struct SurveyCrossValidation: Sendable {
     public func answers(
         of candidate: MapCandidate, estimator: EstimatorChoice, resolution: Double, protocols: [ValidationProtocol]
     ) throws(RadioMapError) -> [(query: Int, protocol: ValidationProtocol, answer: Answer?)] {
-        var answers: [(query: Int, protocol: ValidationProtocol, answer: Answer?)] = []
-        try forEachQuery(of: candidate, estimators: [estimator], resolution: resolution, protocols: protocols) { query, kind, _, answer in
-            answers.append((query, kind, answer))
+        try answers(of: candidate, estimators: [estimator], resolution: resolution, protocols: protocols)[0]
+    }
+
+    /// ``answers(of:estimator:resolution:protocols:)`` of every estimator of `estimators`, in one distance
+    /// pass per query.
+    public func answers(
+        of candidate: MapCandidate, estimators: [EstimatorChoice], resolution: Double, protocols: [ValidationProtocol]
+    ) throws(RadioMapError) -> [[(query: Int, protocol: ValidationProtocol, answer: Answer?)]] {
+        var answers = [[(query: Int, protocol: ValidationProtocol, answer: Answer?)]](repeating: [], count: estimators.count)
+        try forEachQuery(of: candidate, estimators: estimators, resolution: resolution, protocols: protocols) { query, kind, index, answer in
+            answers[index].append((query, kind, answer))
         }
         return answers
     }
@@ -327,15 +370,11 @@ public struct SurveyCrossValidation: Sendable {
     ) throws(RadioMapError) {
         let (map, rowGroup, rowOfFingerprint) = try map(of: candidate)
         let metric = candidate.metric.make()
-        let maximumSpots = estimators.filter { $0.neighbours == .spots }.map(\.neighbourCount).max() ?? 1
-        let maximumRows = estimators.filter { $0.neighbours == .fingerprints }.map(\.neighbourCount).max() ?? 1
+        let weightedEstimators = estimators.map { $0.estimator(resolution: resolution) }
+        let maximumSpots = estimators.indices.filter { estimators[$0].neighbours == .spots }.map { weightedEstimators[$0].candidatesWanted }.max() ?? 1
+        let maximumRows = estimators.indices.filter { estimators[$0].neighbours == .fingerprints }.map { weightedEstimators[$0].candidatesWanted }.max() ?? 1
         let locators = Dictionary(grouping: estimators.map(\.spotBest), by: { $0 }).keys.map { best in
             (best, Locator(metric: metric, aggregation: best <= 1 ? .best : .meanOfBest(best), estimator: WeightedNearestSpots()))
-        }
-        let weightedEstimators = estimators.map {
-            WeightedNearestSpots(
-                neighbourCount: $0.neighbourCount, weighting: .inverseDistance(power: $0.weightingPower, epsilon: 1e-6),
-                minimumAccuracy: 0, accuracyScale: 1, resolution: resolution)
         }
         var rowDistance = [Float](repeating: .infinity, count: map.count)
         var masked = rowDistance
@@ -373,7 +412,8 @@ public struct SurveyCrossValidation: Sendable {
                             body(query, kind, index, nil)
                             continue
                         }
-                        let position = weightedEstimators[index].estimate(from: Array(candidates.prefix(choice.neighbourCount)), spots: map.spots)
+                        let position = weightedEstimators[index].estimate(
+                            from: Array(candidates.prefix(weightedEstimators[index].candidatesWanted)), spots: map.spots)
                         let error = truth.planarDistance(toX: position.x, y: position.y)
                         body(query, kind, index, Answer(error: error, bestDistance: bestSpot.distance, radius: position.accuracy, position: position))
                     }
@@ -391,20 +431,21 @@ extension SurveyCrossValidation {
     /// Blocks of `blockLength` consecutive fingerprints of one device, spread evenly over the survey, are
     /// replayed as separate walks so that a large survey costs at most `maximumQueries` locates per window.
     ///
-    /// Each score also calibrates the tracker's radius: the scale under which the smoothed radii
-    /// (`sqrt(spread² + resolution²)`, uncalibrated) hold 68% of the replayed truths.
+    /// The answers' radii and covariances are scaled by `accuracyScale` (the venue's calibration), as live
+    /// answers are, so that a Kalman gain (``SmootherGain/covariance(processNoise:measurementScale:)``) weighs
+    /// them as it will live. Each score also calibrates the tracker's radius: the scale under which the
+    /// smoothed radii divided by `accuracyScale` (so uncalibrated, for a fixed gain) hold 68% of the replayed
+    /// truths.
     public func replayScores(
-        of candidate: MapCandidate, estimator: EstimatorChoice, windows: [Double], alphas: [Double], resolution: Double = 0,
-        blockLength: Int = 60, maximumQueries: Int = 3000
+        of candidate: MapCandidate, estimator: EstimatorChoice, windows: [Double], smoothings: [TrackerSmoothing],
+        resolution: Double = 0, accuracyScale: Double = 1, blockLength: Int = 60, maximumQueries: Int = 3000
     ) throws(RadioMapError) -> [TrackerScore] {
         let map = try map(of: candidate).map
         let metric = candidate.metric.make()
         let locator = Locator(
             metric: metric, aggregation: estimator.spotBest <= 1 ? .best : .meanOfBest(estimator.spotBest),
             neighbours: estimator.neighbours,
-            estimator: WeightedNearestSpots(
-                neighbourCount: estimator.neighbourCount, weighting: .inverseDistance(power: estimator.weightingPower, epsilon: 1e-6),
-                minimumAccuracy: 0, accuracyScale: 1, resolution: resolution))
+            estimator: estimator.estimator(resolution: resolution, accuracyScale: accuracyScale))
         let blockCount = max(1, min(survey.count / max(1, blockLength), maximumQueries / max(1, blockLength)))
         let spacing = max(blockLength, survey.count / blockCount)
         var blocks: [Range<Int>] = []
@@ -415,8 +456,8 @@ extension SurveyCrossValidation {
             blocks.append(start..<end)
             start += spacing
         }
-        var errors = [[Double]](repeating: [], count: windows.count * alphas.count)
-        var ratios = [[Double]](repeating: [], count: windows.count * alphas.count)
+        var errors = [[Double]](repeating: [], count: windows.count * smoothings.count)
+        var ratios = [[Double]](repeating: [], count: windows.count * smoothings.count)
         var rowDistance = [Float](repeating: .infinity, count: map.count)
         for (windowIndex, window) in windows.enumerated() {
             for block in blocks {
@@ -439,28 +480,42 @@ extension SurveyCrossValidation {
                     let result = rowDistance.withUnsafeBufferPointer { locator.locate(rowDistances: $0, query: vector, in: map) }
                     measured.append((now, result.position))
                 }
-                for (alphaIndex, alpha) in alphas.enumerated() {
-                    var smoother = AlphaBetaSmoother(alpha: alpha)
+                for (smoothingIndex, smoothing) in smoothings.enumerated() {
+                    var smoother = AlphaBetaSmoother(alpha: smoothing.alpha, gain: smoothing.gain)
                     var last: Position?
                     for (offset, index) in block.enumerated() {
                         if let position = measured[offset].position { last = smoother.smooth(position, at: measured[offset].time) }
                         guard let last else { continue }
                         let error = spots[survey[index].spot].planarDistance(toX: last.x, y: last.y)
-                        errors[windowIndex * alphas.count + alphaIndex].append(error)
-                        if last.accuracy > 0 { ratios[windowIndex * alphas.count + alphaIndex].append(error / last.accuracy) }
+                        errors[windowIndex * smoothings.count + smoothingIndex].append(error)
+                        // Against the radius before calibration, as the single-scan scale is.
+                        if last.accuracy > 0 { ratios[windowIndex * smoothings.count + smoothingIndex].append(error * accuracyScale / last.accuracy) }
                     }
                 }
             }
         }
         return windows.indices.flatMap { windowIndex in
-            alphas.indices.map { alphaIndex in
-                let setting = windowIndex * alphas.count + alphaIndex
+            smoothings.indices.map { smoothingIndex in
+                let setting = windowIndex * smoothings.count + smoothingIndex
                 let sorted = ratios[setting].sorted()
                 return TrackerScore(
-                    window: windows[windowIndex], alpha: alphas[alphaIndex], errors: ErrorStatistics(errors: errors[setting]),
+                    window: windows[windowIndex], alpha: smoothings[smoothingIndex].alpha,
+                    gain: smoothings[smoothingIndex].gain == .fixed ? nil : smoothings[smoothingIndex].gain, errors: ErrorStatistics(errors: errors[setting]),
                     accuracyScale: sorted.isEmpty ? nil : max(0.1, ErrorStatistics.percentile(68, of: sorted)))
             }
         }
+    }
+}
+
+/// One way of smoothing a tracked phone's answers: a fixed gain, or a Kalman gain from their covariance.
+public struct TrackerSmoothing: Hashable, Sendable, Codable {
+    /// The fixed gain, or with a covariance gain only the fallback for a degenerate covariance.
+    public var alpha: Double
+    public var gain: SmootherGain
+
+    public init(alpha: Double, gain: SmootherGain) {
+        self.alpha = alpha
+        self.gain = gain
     }
 }
 
@@ -468,8 +523,10 @@ extension SurveyCrossValidation {
 public struct TrackerScore: Hashable, Sendable, Codable {
     /// Seconds of samples merged.
     public var window: Double
-    /// Smoothing gain (1: none).
+    /// Smoothing gain (1: none); with a covariance ``gain``, only the fallback for a degenerate covariance.
     public var alpha: Double
+    /// The covariance gain; nil: the fixed gain ``alpha``.
+    public var gain: SmootherGain?
     public var errors: ErrorStatistics?
     /// The scale under which the tracker's radii held 68% of the replayed truths; nil in older tunings.
     public var accuracyScale: Double?
@@ -503,6 +560,17 @@ public struct TuningResult: Hashable, Sendable, Codable {
     /// are added or removed. Computed once here so that maps need not cross-validate again; nil in tunings
     /// stored before it existed.
     public var spotErrors: [NamedSpotError]?
+    /// Every uncertainty model tried, in the search space's order, with its score (lower is better); nil in
+    /// older tunings.
+    public var uncertaintyScores: [UncertaintyScore]?
+}
+
+/// How well one uncertainty model's calibrated radius fitted the cross-validation truths
+/// (``SurveyTuner/uncertaintyScore(of:protocols:)``).
+public struct UncertaintyScore: Hashable, Sendable, Codable {
+    public var model: UncertaintyModel
+    /// Mean negative log-likelihood of the truths (lower is better).
+    public var logLoss: Double
 }
 
 /// Chooses a venue's configuration by cross-validation on its own survey (``SurveyCrossValidation``) over
@@ -551,8 +619,23 @@ public struct SurveyTuner: Sendable {
         winner: CrossValidationScore, candidates: [CrossValidationScore], validation: SurveyCrossValidation
     ) throws(RadioMapError) -> TuningResult {
         let resolution = Self.resolution(of: validation)
-        let everyAnswer = try validation.answers(
-            of: winner.candidate, estimator: winner.estimator, resolution: resolution, protocols: validation.calibrationProtocols)
+        let protocols = validation.calibrationProtocols
+        // The uncertainty model never moves the position: every model is scored on the winner's answers, in
+        // one pass, by how well its calibrated radius fits the truths.
+        let models = space.uncertaintyModels.map { model in
+            var choice = winner.estimator
+            choice.uncertainty = model
+            return choice
+        }
+        let answersOfModels = try validation.answers(of: winner.candidate, estimators: models, resolution: resolution, protocols: protocols)
+        let scored = models.indices.map { index in
+            (model: models[index], answers: answersOfModels[index], score: Self.uncertaintyScore(of: answersOfModels[index], protocols: protocols))
+        }
+        let chosen = scored.min { $0.score < $1.score }!
+        let everyAnswer = chosen.answers
+        let winner = CrossValidationScore(
+            candidate: winner.candidate, estimator: chosen.model, spotOut: winner.spotOut, deviceOut: winner.deviceOut,
+            unanswered: winner.unanswered)
         let answers = everyAnswer.compactMap(\.answer)
         // `unknown` is for scans that resemble no place of the venue, never for a phone that merely differs from
         // the survey's (another model, another day: those get a position and a wide radius). The leave-one-out
@@ -560,17 +643,17 @@ public struct SurveyTuner: Sendable {
         // signal space than the farthest of them matches nothing surveyed.
         let bestDistances = answers.map(\.bestDistance).filter(\.isFinite)
         let threshold = bestDistances.max().map { Self.unknownFactor * $0 }
-        let accuracyScale = Self.accuracyScale(calibratedOn: everyAnswer, protocols: validation.calibrationProtocols)
+        let accuracyScale = Self.accuracyScale(calibratedOn: everyAnswer, protocols: protocols)
         // The share within the radius the same way: each protocol's share, averaged.
-        let shares = validation.calibrationProtocols.compactMap { kind -> Double? in
+        let shares = protocols.compactMap { kind -> Double? in
             let located = everyAnswer.compactMap { $0.protocol == kind ? $0.answer : nil }
             guard !located.isEmpty else { return nil }
             return Double(located.count { $0.error <= accuracyScale * $0.radius }) / Double(located.count)
         }
         let within = shares.isEmpty ? 0 : shares.reduce(0, +) / Double(shares.count)
         let tracker = try validation.replayScores(
-            of: winner.candidate, estimator: winner.estimator, windows: space.trackerWindows, alphas: space.trackerAlphas,
-            resolution: resolution)
+            of: winner.candidate, estimator: winner.estimator, windows: space.trackerWindows, smoothings: space.trackerSmoothings,
+            resolution: resolution, accuracyScale: accuracyScale)
             .sorted { ($0.errors?.mean ?? .infinity) < ($1.errors?.mean ?? .infinity) }
         // Window 0 (the newest sample alone) is scored as the single-scan reference but never chosen: one
         // reading is never enough for a tracked phone, whatever a survey walk's cross-validation says.
@@ -581,16 +664,18 @@ public struct SurveyTuner: Sendable {
             weightingPower: winner.estimator.weightingPower, maximumDistance: threshold, accuracyScale: accuracyScale,
             resolution: resolution, trackerWindow: chosenTracker?.window ?? TunedConfiguration.untuned.trackerWindow,
             trackerAlpha: chosenTracker?.alpha ?? TunedConfiguration.untuned.trackerAlpha,
-            trackerAccuracyScale: chosenTracker?.accuracyScale)
+            trackerAccuracyScale: chosenTracker?.accuracyScale, uncertainty: winner.estimator.uncertainty,
+            trackerGain: chosenTracker?.gain)
         return TuningResult(
             configuration: configuration, score: winner,
             candidates: candidates.sorted { $0.objective < $1.objective }, tracker: tracker, queries: validation.queries.count,
             devices: validation.devices, withinAccuracy: within,
             unknownAtThreshold: threshold.map { limit in answers.filter { $0.bestDistance > limit }.count } ?? 0,
-            calibrationProtocols: validation.calibrationProtocols, groups: validation.groups, groupKind: validation.groupKind,
+            calibrationProtocols: protocols, groups: validation.groups, groupKind: validation.groupKind,
             // The configuration's own answers are the ones above (same map, estimator and resolution): no
             // second pass, the same figures `spotErrors(of: configuration)` gives.
-            spotErrors: validation.named(validation.spotErrors(from: everyAnswer, maximumDistance: threshold)))
+            spotErrors: validation.named(validation.spotErrors(from: everyAnswer, maximumDistance: threshold)),
+            uncertaintyScores: scored.map { UncertaintyScore(model: $0.model.uncertainty ?? .neighbourSpread, logLoss: $0.score) })
     }
 
     /// How many times the farthest cross-validation best match a scan must be to answer `unknown`.
@@ -619,6 +704,33 @@ public struct SurveyTuner: Sendable {
             if cumulative >= 0.68 * total { return max(0.1, entry.ratio) }
         }
         return max(0.1, ratios.last!.ratio)
+    }
+
+    /// How well the radii of `answers` fit their truths once calibrated (``accuracyScale(calibratedOn:protocols:)``):
+    /// the mean negative log-likelihood of each truth under the round Gaussian whose 68% circle is the
+    /// calibrated radius, every protocol weighing the same. Lower is better. A proper score: it rewards radii
+    /// that are small where answers are good and wide where they are not, and punishes a truth far outside
+    /// its circle more than a circle a little too wide; coverage alone is the same (68%) for every model.
+    public static func uncertaintyScore(
+        of answers: [(query: Int, protocol: SurveyCrossValidation.ValidationProtocol, answer: SurveyCrossValidation.Answer?)],
+        protocols: [SurveyCrossValidation.ValidationProtocol]
+    ) -> Double {
+        let scale = accuracyScale(calibratedOn: answers, protocols: protocols)
+        var total = 0.0, weights = 0.0
+        for kind in protocols {
+            let located = answers.compactMap { $0.protocol == kind ? $0.answer : nil }.filter { $0.radius > 0 }
+            guard !located.isEmpty else { continue }
+            var sum = 0.0
+            for answer in located {
+                // Per-axis standard deviation of the round Gaussian whose 68% circle is the calibrated radius.
+                let sigma = scale * answer.radius / (PositionCovariance.radiusFactor * 2.0.squareRoot())
+                let variance = sigma * sigma
+                sum += log(2 * Double.pi * variance) + answer.error * answer.error / (2 * variance)
+            }
+            total += sum / Double(located.count)
+            weights += 1
+        }
+        return weights > 0 ? total / weights : .infinity
     }
 
     /// Half the median distance from a surveyed spot to its nearest surveyed neighbour on the same floor:
@@ -711,3 +823,9 @@ extension SurveyCrossValidation {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

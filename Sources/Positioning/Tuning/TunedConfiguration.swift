@@ -55,8 +55,8 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
     public var weightingPower: Double
     /// A best match farther than this answers `unknown`; nil accepts any.
     public var maximumDistance: Float?
-    /// The accuracy radius is `accuracyScale · sqrt(spread² + resolution²)`: the neighbours' weighted spread,
-    /// with the survey's resolution as a floor, scaled so that it holds the truth in 68% of the
+    /// The accuracy radius is `accuracyScale · sqrt(spread² + resolution²)`: the spread of the ``uncertainty``
+    /// model's covariance, with the survey's resolution as a floor, scaled so that it holds the truth in 68% of the
     /// cross-validation queries (as phones' location APIs define their accuracy).
     public var accuracyScale: Double
     /// Metres: half the median distance between neighbouring spots.
@@ -65,16 +65,23 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
     public var trackerWindow: Double
     /// The tracker's smoothing gain (1: no smoothing).
     public var trackerAlpha: Double
-    /// The tracker's radius is `trackerAccuracyScale · sqrt(spread² + resolution²)`, smoothed, calibrated on
+    /// The tracker's radius is `trackerAccuracyScale · sqrt(spread² + resolution²)`, smoothed (with a Kalman
+    /// ``trackerGain``: `trackerAccuracyScale / accuracyScale` times the track's own 68% circle), calibrated on
     /// replays of the survey walk to hold 68% of the truths (smoothing makes answers better than single
     /// scans, so the single-scan scale would overstate their radius); nil (older tunings) uses
     /// ``accuracyScale``.
     public var trackerAccuracyScale: Double?
+    /// Where the answer's covariance and radius come from, chosen by cross-validation; nil (older tunings)
+    /// is ``UncertaintyModel/neighbourSpread``.
+    public var uncertainty: UncertaintyModel?
+    /// How much of each answer the tracker takes, chosen on the replayed survey; nil (older tunings) is
+    /// ``SmootherGain/fixed`` at ``trackerAlpha``.
+    public var trackerGain: SmootherGain?
 
     public init(
         metric: Metric, referenceWindow: ReferenceWindow, neighbours: NeighbourLevel, spotBest: Int, neighbourCount: Int,
         weightingPower: Double, maximumDistance: Float?, accuracyScale: Double, resolution: Double, trackerWindow: Double,
-        trackerAlpha: Double, trackerAccuracyScale: Double? = nil
+        trackerAlpha: Double, trackerAccuracyScale: Double? = nil, uncertainty: UncertaintyModel? = nil, trackerGain: SmootherGain? = nil
     ) {
         self.metric = metric
         self.referenceWindow = referenceWindow
@@ -88,6 +95,8 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
         self.trackerWindow = max(0, trackerWindow)
         self.trackerAlpha = trackerAlpha
         self.trackerAccuracyScale = trackerAccuracyScale
+        self.uncertainty = uncertainty
+        self.trackerGain = trackerGain
     }
 
     /// What a venue that was never tuned uses: what `survey tune` chose most often on the shared datasets'
@@ -111,7 +120,7 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
     public var estimator: WeightedNearestSpots {
         WeightedNearestSpots(
             neighbourCount: neighbourCount, weighting: .inverseDistance(power: weightingPower, epsilon: 1e-6),
-            minimumAccuracy: 0, accuracyScale: accuracyScale, resolution: resolution)
+            minimumAccuracy: 0, accuracyScale: accuracyScale, resolution: resolution, uncertainty: uncertainty ?? .neighbourSpread)
     }
 
     /// The whole positioning configuration: this venue's choices on top of the fixed parts.
@@ -121,6 +130,7 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
         configuration.referenceWindow = referenceWindow
         configuration.tracking.window = trackerWindow
         configuration.tracking.smoother.alpha = min(1, max(0.01, trackerAlpha))
+        configuration.tracking.smoother.gain = trackerGain ?? .fixed
         if let trackerAccuracyScale, accuracyScale > 0 { configuration.tracking.accuracyFactor = trackerAccuracyScale / accuracyScale }
         return configuration
     }

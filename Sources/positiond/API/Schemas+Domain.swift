@@ -15,7 +15,8 @@ extension Components.Schemas.Position {
         let position = position.anchored(by: anchor)
         self.init(
             x: position.x, y: position.y, floor: position.floor, accuracyM: position.accuracy, spot: position.spot,
-            zone: position.zone, lat: position.lat, lon: position.lon)
+            zone: position.zone, lat: position.lat, lon: position.lon,
+            covarianceM2: position.covariance.map { .init(xx: $0.xx, xy: $0.xy, yy: $0.yy) })
     }
 }
 

@@ -157,6 +157,14 @@ extension JSONWriter {
     mutating func position(_ position: Components.Schemas.Position) {
         object { json in
             json.key("accuracy_m"); json.number(position.accuracyM)
+            if let covariance = position.covarianceM2 {
+                json.key("covariance_m2")
+                json.object { json in
+                    json.key("xx"); json.number(covariance.xx)
+                    json.key("xy"); json.number(covariance.xy)
+                    json.key("yy"); json.number(covariance.yy)
+                }
+            }
             json.key("floor"); json.number(position.floor)
             if let lat = position.lat { json.key("lat"); json.number(lat) }
             if let lon = position.lon { json.key("lon"); json.number(lon) }

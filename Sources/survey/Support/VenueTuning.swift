@@ -76,6 +76,11 @@ enum VenueTuning {
         if result.score.unanswered > 0 { lines.append("  unanswered: \(result.score.unanswered) (no common beacon once their spot was left out)") }
         lines.append("  unknown beyond distance \(configuration.maximumDistance.map { String(format: "%.4g", $0) } ?? "none") (\(result.unknownAtThreshold) cross-validation answers beyond it)")
         lines.append("  accuracy radius: \(String(format: "%.2f", configuration.accuracyScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), holding the truth in \(Output.metres(result.withinAccuracy * 100))% of cross-validation answers")
+        let model = configuration.uncertainty ?? .neighbourSpread
+        if let scores = result.uncertaintyScores, let chosen = scores.first(where: { $0.model == model }) {
+            let spread = scores.first { $0.model == .neighbourSpread }
+            lines.append("  spread and covariance: \(model), chosen from \(scores.count) models by cross-validated log-loss \(String(format: "%.3f", chosen.logLoss))" + (spread.map { $0.model == model ? "" : " (neighbours' spread \(String(format: "%.3f", $0.logLoss)))" } ?? ""))
+        }
         if let calibration = result.calibrationProtocols {
             let groups = result.groups ?? result.devices, kind = result.groupKind ?? "device"
             lines.append("  radius calibrated on: \(calibration.map(describe).joined(separator: ", ")), each weighing the same (\(groups) \(kind)\(groups == 1 ? "" : "s") in the survey)")
@@ -84,13 +89,19 @@ enum VenueTuning {
             }
         }
         if let trackerScale = configuration.trackerAccuracyScale {
-            lines.append("  tracker radius: \(String(format: "%.2f", trackerScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), smoothed: calibrated on the replayed survey")
+            // A Kalman track's circle comes from calibrated answers already: its own factor is the ratio of the scales.
+            let described = configuration.trackerGain == nil
+                ? "\(String(format: "%.2f", trackerScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), smoothed"
+                : "\(String(format: "%.2f", trackerScale / max(configuration.accuracyScale, 1e-9))) x the Kalman track's own 68% circle"
+            lines.append("  tracker radius: \(described): calibrated on the replayed survey")
         }
-        if let tracker = result.tracker.first(where: { $0.window == configuration.trackerWindow && $0.alpha == configuration.trackerAlpha }),
+        if let tracker = result.tracker.first(where: {
+            $0.window == configuration.trackerWindow && $0.alpha == configuration.trackerAlpha && $0.gain == configuration.trackerGain
+        }),
             let errors = tracker.errors
         {
-            let single = result.tracker.first { $0.window == 0 && $0.alpha == 1 }?.errors
-            lines.append("  tracker: merges \(tracker.window == 0 ? "the newest sample only" : "\(String(format: "%g", tracker.window)) s of samples"), smoothing gain \(String(format: "%g", tracker.alpha)): replayed survey mean \(Output.metres(errors.mean))" + (single.map { " (single scans \(Output.metres($0.mean)))" } ?? ""))
+            let single = result.tracker.first { $0.window == 0 && $0.alpha == 1 && $0.gain == nil }?.errors
+            lines.append("  tracker: merges \(tracker.window == 0 ? "the newest sample only" : "\(String(format: "%g", tracker.window)) s of samples"), \(tracker.gain.map { "\($0)" } ?? "smoothing gain \(String(format: "%g", tracker.alpha))"): replayed survey mean \(Output.metres(errors.mean))" + (single.map { " (single scans \(Output.metres($0.mean)))" } ?? ""))
         }
         lines.append("  candidates (best estimator of each), best first:")
         lines.append("     mean    p90  configuration")
