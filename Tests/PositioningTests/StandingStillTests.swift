@@ -36,8 +36,24 @@ struct StandingStillTests {
         (6.0, 6.0, 0), (22.0, 14.0, 0), (34.0, 6.0, 0), (10.0, 14.0, 1), (22.0, 6.0, 1), (26.0, 18.0, 1),
     ])
     func standingStill(x: Double, y: Double, floor: Int) throws {
+        try standStill(x: x, y: y, floor: floor, gain: nil)
+    }
+
+    /// The same with every Kalman gain of the search space in place of the tuned one: weighing answers by
+    /// their covariance must not make a standing phone's zone flicker either.
+    @Test("60 s standing still with a Kalman gain over the answers' covariance changes zone at most once", arguments: [
+        (6.0, 6.0, 0), (22.0, 14.0, 0), (34.0, 6.0, 0), (10.0, 14.0, 1), (22.0, 6.0, 1), (26.0, 18.0, 1),
+    ])
+    func standingStillKalman(x: Double, y: Double, floor: Int) throws {
+        for gain in TuningSearchSpace.standard.trackerCovarianceGains {
+            try standStill(x: x, y: y, floor: floor, gain: gain)
+        }
+    }
+
+    func standStill(x: Double, y: Double, floor: Int, gain: SmootherGain?) throws {
         // Given the simulated demo hall and a phone the survey never saw, standing 60 s at one place
-        let (venue, configuration, map) = Self.hall
+        var (venue, configuration, map) = Self.hall
+        if let gain { configuration.tracking.smoother.gain = gain }
         var generator = SeededGenerator(seed: UInt64(x * 100 + y + Double(floor) * 10_000))
         let stand = Self.labelled(venue.record(
             stops: [SimulatedStop(name: "here", x: x, y: y, floor: floor)], device: SimulatedVenues.walkDevice,
@@ -48,7 +64,7 @@ struct StandingStillTests {
         // Then the 59 s of standing bring at most one zone change: the first decision
         let stationary = try #require(report.stationary)
         #expect(stationary.seconds == 59)
-        #expect(stationary.zoneChanges <= 1, "\(stationary)")
+        #expect(stationary.zoneChanges <= 1, "\(gain.map { "\($0)" } ?? "tuned gain"): \(stationary)")
         #expect(report.located == 60)
     }
 }
