@@ -66,10 +66,18 @@ struct AccuracyTests {
                 paired.onlyMatcherLocated, paired.onlyBaselineLocated)
         }
         let configuration = figures.tuning.configuration
+        let scores = figures.tuning.uncertaintyScores ?? []
+        func logLoss(_ model: UncertaintyModel) -> String {
+            scores.first { $0.model == model }.map { String(format: "%.3f", $0.logLoss) } ?? "?"
+        }
+        let bestPosterior = scores.filter { $0.model != .neighbourSpread }.min { $0.logLoss < $1.logLoss }
+            .map { "\($0.model) \(String(format: "%.3f", $0.logLoss))" } ?? "none"
         return """
             \(dataset): tuned \(configuration.metric), window \(configuration.referenceWindow), \(figures.tuning.score.estimator), \
             tracker \(configuration.trackerWindow) s / \(configuration.trackerGain.map { "\($0)" } ?? "\(configuration.trackerAlpha)"), \
-            radius from \(configuration.uncertainty.map { "\($0)" } ?? "neighbours' spread"); CV mean \(String(format: "%.2f", figures.tuning.score.objective)); \
+            radius from \(configuration.uncertainty.map { "\($0)" } ?? "neighbours' spread") \
+            (log-loss \(logLoss(configuration.uncertainty ?? .neighbourSpread)), neighbours' spread \(logLoss(.neighbourSpread)), \
+            best posterior \(bestPosterior)); CV mean \(String(format: "%.2f", figures.tuning.score.objective)); \
             radius scales \(String(format: "%.2f / %.2f", configuration.accuracyScale, configuration.trackerAccuracyScale ?? .nan)) \
             calibrated on \((figures.tuning.calibrationProtocols ?? []).map(\.rawValue)); unknown beyond \(configuration.maximumDistance ?? .nan)
               single   \(line(figures.single.report))   k-NN (k \(figures.knn.bestK)) \(line(figures.knn.report))   \(ratio(figures.singlePaired))

@@ -34,11 +34,12 @@ struct TuneCommandTests {
         let result = stored?["result"] as? [String: Any]
         #expect(result?["queries"] as? Int == 15)
         #expect((result?["candidates"] as? [Any])?.count == TuningSearchSpace.standard.mapCandidates.count)
-        // And one phone in one session: the radius is calibrated between spots and at them, and the table says
-        // it cannot see other phones or days
-        #expect(result?["calibration_protocols"] as? [String] == ["spot_out", "at_spot"])
+        // And one phone in one session: the radius is widened, calibrated between spots only, and the table
+        // says it cannot see other phones or days
+        #expect(result?["calibration_protocols"] as? [String] == ["spot_out"])
         #expect(result?["groups"] as? Int == 1 && result?["group_kind"] as? String == "session")
-        #expect(recorded.stdout.contains("radius calibrated on: between spots (leave-one-spot-out), at surveyed spots"), "\(recorded.stdout)")
+        #expect(recorded.stdout.contains("radius calibrated on: between spots (leave-one-spot-out), each weighing"), "\(recorded.stdout)")
+        #expect(recorded.stdout.contains("so it is widened to hold 68% of the answers between spots alone"), "\(recorded.stdout)")
         #expect(recorded.stdout.contains("the survey is one device in one session"), "\(recorded.stdout)")
         #expect(recorded.stdout.contains("tracker radius:"), "\(recorded.stdout)")
         // And the uncertainty model was chosen among every model of the search space, and the table names it

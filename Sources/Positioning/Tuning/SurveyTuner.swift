@@ -323,9 +323,12 @@ public struct SurveyCrossValidation: Sendable {
     public var scoringProtocols: [ValidationProtocol] { devices > 1 ? [.spotOut, .groupOut] : [.spotOut] }
 
     /// The protocols the accuracy radius is calibrated on: where live phones may be (between surveyed spots,
-    /// at them) and, when the survey has several devices or sessions, what they may be (another phone,
-    /// another day).
-    public var calibrationProtocols: [ValidationProtocol] { groups > 1 ? [.spotOut, .groupOut, .atSpot] : [.spotOut, .atSpot] }
+    /// at them) and what they may be (another phone, another day), when the survey has several devices or
+    /// sessions. A survey of one device in one session cannot imitate another phone or day, so its radius is
+    /// widened by the one rule it can apply to itself: calibrated between spots only. Its at-spot answers are
+    /// the surveyor's own phone matching its own scans of minutes before, the most optimistic match there
+    /// is, which a live phone of another model or day never gets.
+    public var calibrationProtocols: [ValidationProtocol] { groups > 1 ? [.spotOut, .groupOut, .atSpot] : [.spotOut] }
 
     /// One cross-validated answer.
     public struct Answer: Sendable {

@@ -85,7 +85,7 @@ enum VenueTuning {
             let groups = result.groups ?? result.devices, kind = result.groupKind ?? "device"
             lines.append("  radius calibrated on: \(calibration.map(describe).joined(separator: ", ")), each weighing the same (\(groups) \(kind)\(groups == 1 ? "" : "s") in the survey)")
             if groups < 2 {
-                lines.append("  the survey is one device in one session: the radius cannot see other phones or other days; record a second session (another phone, or another day) to calibrate it on them")
+                lines.append("  the survey is one device in one session: the radius cannot see other phones or other days, so it is widened to hold 68% of the answers between spots alone (at-spot answers, the survey phone matching its own scans, are left out); record a second session (another phone, or another day) to calibrate it on them")
             }
         }
         if let trackerScale = configuration.trackerAccuracyScale {
