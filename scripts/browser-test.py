@@ -120,6 +120,21 @@ try:
     elapsed = time.monotonic() - started
     count = len(driver.find_elements(By.CSS_SELECTOR, ".device-icon"))
     check("three live markers appear within 5 s", bool(markers) and count == 3, f"{count} markers after {elapsed:.2f} s")
+    # Each phone's dot has its 68% ellipse, drawn from the answer's covariance: a closed outline around the
+    # marker, as wide as the answer's accuracy_m says (its area is that of the ellipse, pi·k²·sqrt(det)).
+    outlines = driver.execute_script("""
+        return [...window.beaconfixMap.devices.values()].map(device => {
+            const c = device.position.covariance_m2, points = device.outline.getLatLngs()[0];
+            return {covariance: !!c, points: points.length, drawn: !!device.outline._path && device.outline._path.isConnected,
+                    accuracy: device.position.accuracy_m,
+                    spanX: Math.max(...points.map(p => p.lng)) - Math.min(...points.map(p => p.lng)),
+                    spanY: Math.max(...points.map(p => p.lat)) - Math.min(...points.map(p => p.lat))};
+        })""")
+    sane = len(outlines) == 3 and all(
+        o["covariance"] and o["points"] == 48 and o["drawn"] and 0.5 * o["accuracy"] < max(o["spanX"], o["spanY"]) < 6 * o["accuracy"]
+        for o in outlines)
+    check("each phone's dot has its covariance ellipse", sane,
+          ", ".join(f"{o['spanX']:.1f} x {o['spanY']:.1f} m for accuracy {o['accuracy']:.1f} m" for o in outlines))
     events = driver.find_elements(By.CSS_SELECTOR, "#events li")
     check("zone entries are listed as they happen", len(events) >= 3, f"{len(events)} events")
     driver.save_screenshot(SHOT)

@@ -1,7 +1,7 @@
 // The live map of /venues/{venue}/map: Leaflet in venue metres (CRS.Simple; a point is [y, x]), one floor
 // at a time. It draws the floor plan (when the venue has one) under a metric grid, the zones, the spots
 // coloured by survey coverage or, once the venue is tuned, by cross-validation error, the beacons by state, and the live devices from the venue's WebSocket feed
-// (dot, accuracy circle, short trail, zone events). A revision message redraws the venue without a reload.
+// (dot, 68% uncertainty ellipse, short trail, zone events). A revision message redraws the venue without a reload.
 // With an admin key it also labels each zone with the devices present in it now (the presence analytics,
 // polled) and can lay a heatmap of the floor over a past period under the spots (the heatmap analytics).
 //
@@ -30,7 +30,7 @@ const state = {
   floor: null,
   // What the spots' colours say: 'coverage' or 'error' (cross-validation, once the venue is tuned).
   colourBy: 'coverage',
-  // device id → {floor, position, marker, circle, trail, zone}
+  // device id → {floor, position, marker, outline, trail, zone}
   devices: new Map(),
   ready: false,
   socket: null,
@@ -517,11 +517,31 @@ function drawHeatmap() {
 function showDevicesOfFloor() {
   for (const device of state.devices.values()) {
     const here = device.floor === state.floor;
-    for (const layer of [device.marker, device.circle, device.trail]) {
+    for (const layer of [device.marker, device.outline, device.trail]) {
       if (here && !layers.devices.hasLayer(layer)) layers.devices.addLayer(layer);
       if (!here && layers.devices.hasLayer(layer)) layers.devices.removeLayer(layer);
     }
   }
+}
+
+// sqrt(−2 ln 0.32): a 2-D Gaussian holds 68% of its mass inside this many of its standard ellipses.
+const ELLIPSE_68 = Math.sqrt(-2 * Math.log(0.32));
+
+// The position's 68% ellipse, as the polygon the map draws: its covariance (`covariance_m2`, scaled by the
+// server so that the ellipse's round equivalent is accuracy_m) through its Cholesky factor; a circle of
+// accuracy_m when the answer carries no covariance.
+function uncertaintyOutline(position) {
+  const round = (position.accuracy_m / 1.0675) ** 2 / 2;
+  const covariance = position.covariance_m2 || { xx: round, xy: 0, yy: round };
+  const a = Math.sqrt(Math.max(covariance.xx, 0));
+  const b = a > 0 ? covariance.xy / a : 0;
+  const d = Math.sqrt(Math.max(covariance.yy - b * b, 0));
+  const outline = [];
+  for (let step = 0; step < 48; step++) {
+    const angle = (2 * Math.PI * step) / 48, u = Math.cos(angle), v = Math.sin(angle);
+    outline.push(point(position.x + ELLIPSE_68 * a * u, position.y + ELLIPSE_68 * (b * u + d * v)));
+  }
+  return outline;
 }
 
 function updateDevice(message) {
@@ -532,7 +552,9 @@ function updateDevice(message) {
     device = {
       marker: L.marker(at, { icon: L.divIcon({ className: 'device-icon', iconSize: [14, 14] }), zIndexOffset: 1000 })
         .bindTooltip(beaconfix.escape(message.device), { permanent: true, direction: 'right', offset: [8, 0] }),
-      circle: L.circle(at, { radius: position.accuracy_m, color: '#b0179c', weight: 1, fillOpacity: 0.08, interactive: false }),
+      outline: L.polygon(uncertaintyOutline(position), {
+        className: 'device-uncertainty', color: '#b0179c', weight: 1, fillOpacity: 0.08, interactive: false,
+      }),
       trail: L.polyline([], { color: '#b0179c', weight: 2, opacity: 0.5, interactive: false }),
       points: [],
     };
@@ -545,7 +567,7 @@ function updateDevice(message) {
   device.points.push(at);
   if (device.points.length > TRAIL_LENGTH) device.points.shift();
   device.marker.setLatLng(at);
-  device.circle.setLatLng(at).setRadius(position.accuracy_m);
+  device.outline.setLatLngs(uncertaintyOutline(position));
   device.trail.setLatLngs(device.points);
   showDevicesOfFloor();
   listDevices();
