@@ -80,13 +80,22 @@ public struct PositionCovariance: Hashable, Sendable, Codable {
     /// `sqrt(−2 ln 0.32) / sqrt(2)`.
     public static let radiusFactor = (-2 * log(0.32)).squareRoot() / 2.0.squareRoot()
 
+    /// The round covariance whose 68% circle is `radius`.
+    public static func round(radius: Double) -> PositionCovariance {
+        let variance = (radius / radiusFactor) * (radius / radiusFactor) / 2
+        return PositionCovariance(xx: variance, xy: 0, yy: variance)
+    }
+
+    /// Every entry times `factor`.
+    public func scaled(by factor: Double) -> PositionCovariance {
+        PositionCovariance(xx: xx * factor, xy: xy * factor, yy: yy * factor)
+    }
+
     /// This covariance's shape scaled so that its 68% circle (``radiusFactor`` · sqrt(trace)) is `radius`;
     /// a round one when the shape has no extent.
     public func scaled(toRadius radius: Double) -> PositionCovariance {
-        let target = (radius / Self.radiusFactor) * (radius / Self.radiusFactor)
-        guard trace > 0, trace.isFinite else { return PositionCovariance(xx: target / 2, xy: 0, yy: target / 2) }
-        let factor = target / trace
-        return PositionCovariance(xx: xx * factor, xy: xy * factor, yy: yy * factor)
+        guard trace > 0, trace.isFinite else { return .round(radius: radius) }
+        return scaled(by: (radius / Self.radiusFactor) * (radius / Self.radiusFactor) / trace)
     }
 }
 
@@ -155,8 +164,8 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
             Self.secondMoment(of: zip(neighbours, weights).lazy.map { ($0.0.spot, $0.1) }, floor: floor, aroundX: x, y: y)
         case .posterior(let temperature, let count):
             Self.secondMoment(
-                of: candidates.prefix(max(1, count)).lazy.map {
-                    ($0.spot, NeighbourWeighting.exponential(relativeScale: temperature).weight(for: $0.distance, best: best))
+                of: candidates.prefix(max(1, count)).lazy.map { [likelihood = NeighbourWeighting.exponential(relativeScale: temperature)] in
+                    ($0.spot, likelihood.weight(for: $0.distance, best: best))
                 },
                 floor: floor, aroundX: x, y: y)
         }

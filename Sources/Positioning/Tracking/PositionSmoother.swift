@@ -190,8 +190,7 @@ public struct AlphaBetaSmoother: PositionSmoother, Hashable {
 
     /// The measurement's covariance times `scale`; a round one of its radius when it carries none.
     private static func measurementCovariance(of measurement: Position, scale: Double) -> PositionCovariance {
-        let covariance = measurement.covariance ?? PositionCovariance(xx: 0, xy: 0, yy: 0).scaled(toRadius: measurement.accuracy)
-        return PositionCovariance(xx: covariance.xx * scale, xy: covariance.xy * scale, yy: covariance.yy * scale)
+        (measurement.covariance ?? .round(radius: measurement.accuracy)).scaled(by: scale)
     }
 
     /// The filter's state as a position; spot and zone are the caller's to refresh.

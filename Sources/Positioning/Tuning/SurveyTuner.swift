@@ -625,20 +625,20 @@ public struct SurveyTuner: Sendable {
         let protocols = validation.calibrationProtocols
         // The uncertainty model never moves the position: every model is scored on the winner's answers, in
         // one pass, by how well its calibrated radius fits the truths.
-        let models = space.uncertaintyModels.map { model in
+        let estimators = space.uncertaintyModels.map { model in
             var choice = winner.estimator
             choice.uncertainty = model
             return choice
         }
-        let answersOfModels = try validation.answers(of: winner.candidate, estimators: models, resolution: resolution, protocols: protocols)
-        let scored = models.indices.map { index in
-            (model: models[index], answers: answersOfModels[index], score: Self.uncertaintyScore(of: answersOfModels[index], protocols: protocols))
+        let answersOfModels = try validation.answers(of: winner.candidate, estimators: estimators, resolution: resolution, protocols: protocols)
+        let scored = estimators.indices.map { index in
+            (estimator: estimators[index], answers: answersOfModels[index],
+             score: Self.uncertaintyScore(of: answersOfModels[index], protocols: protocols))
         }
         let chosen = scored.min { $0.score < $1.score }!
         let everyAnswer = chosen.answers
-        let winner = CrossValidationScore(
-            candidate: winner.candidate, estimator: chosen.model, spotOut: winner.spotOut, deviceOut: winner.deviceOut,
-            unanswered: winner.unanswered)
+        var winner = winner
+        winner.estimator = chosen.estimator
         let answers = everyAnswer.compactMap(\.answer)
         // `unknown` is for scans that resemble no place of the venue, never for a phone that merely differs from
         // the survey's (another model, another day: those get a position and a wide radius). The leave-one-out
@@ -678,7 +678,7 @@ public struct SurveyTuner: Sendable {
             // The configuration's own answers are the ones above (same map, estimator and resolution): no
             // second pass, the same figures `spotErrors(of: configuration)` gives.
             spotErrors: validation.named(validation.spotErrors(from: everyAnswer, maximumDistance: threshold)),
-            uncertaintyScores: scored.map { UncertaintyScore(model: $0.model.uncertainty ?? .neighbourSpread, logLoss: $0.score) })
+            uncertaintyScores: scored.map { UncertaintyScore(model: $0.estimator.uncertainty ?? .neighbourSpread, logLoss: $0.score) })
     }
 
     /// How many times the farthest cross-validation best match a scan must be to answer `unknown`.
