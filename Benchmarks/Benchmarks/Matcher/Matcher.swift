@@ -1,29 +1,66 @@
 import Benchmark
+import BenchmarkSmoke
 import Foundation
 import Positioning
 import ScanFormats
 import SyntheticVenues
 
-/// Built once per process, on first use by a benchmark's setup.
-nonisolated(unsafe) var venues: [Int: SyntheticVenue] = [:]
+/// The venues the benchmarks locate in, built once per process on first use by a benchmark's setup.
+///
+/// - `hall`: one floor of 32 beacons, every spot hearing about a dozen: the whole map is near every
+///   query, so the beacon index selects nearly everything and the kernel itself is measured.
+/// - `large`: 4 floors of 100 beacons (60 × 60 m each, a beacon every 6 m), as a mall or an airport
+///   concourse hangs them: a query hears its neighbourhood, and the index reads only the blocks there.
+enum Layout: String {
+    case hall, large
 
-func venue(_ fingerprints: Int) -> SyntheticVenue {
-    if let venue = venues[fingerprints] { return venue }
-    let venue = SyntheticVenue(fingerprints: fingerprints)
-    venues[fingerprints] = venue
-    print("map of \(venue.map.count) fingerprints x \(venue.map.beaconCount) beacons: \(venue.map.compactBytes) bytes of compact matrix read per SIMD query, \(venue.map.matrixBytes) per BLAS query")
+    var beaconsPerFloor: Int { self == .hall ? 32 : 100 }
+    var floors: Int { self == .hall ? 1 : 4 }
+}
+
+struct VenueKey: Hashable {
+    var layout: Layout
+    var fingerprints: Int
+}
+
+nonisolated(unsafe) var venues: [VenueKey: SyntheticVenue] = [:]
+/// Each venue's 64 queries laid out along its map's columns, outside what is measured.
+nonisolated(unsafe) var queryVectors: [VenueKey: [QueryVector]] = [:]
+/// Which query the next locate asks: the benchmarks go round all 64, one per sample.
+nonisolated(unsafe) var nextQuery = 0
+
+func queries(_ layout: Layout, _ fingerprints: Int) -> [QueryVector] {
+    let key = VenueKey(layout: layout, fingerprints: fingerprints)
+    if let vectors = queryVectors[key] { return vectors }
+    let venue = venue(layout, fingerprints)
+    let vectors = venue.queries.map { venue.map.query(for: $0) }
+    queryVectors[key] = vectors
+    return vectors
+}
+
+func nextOf(_ queries: [QueryVector]) -> QueryVector {
+    nextQuery += 1
+    return queries[nextQuery % queries.count]
+}
+
+/// Laid out for the default locator's metric (dB above its floor).
+func venue(_ layout: Layout, _ fingerprints: Int) -> SyntheticVenue {
+    let key = VenueKey(layout: layout, fingerprints: fingerprints)
+    if let venue = venues[key] { return venue }
+    let venue = SyntheticVenue(fingerprints: fingerprints, beaconsPerFloor: layout.beaconsPerFloor, floors: layout.floors)
+    venues[key] = venue
+    let selected = venue.queries.map { venue.map.candidateBlocks(for: venue.map.query(for: $0)).blockCount }
+    print("\(layout.rawValue): \(venue.summary); the beacon index selects \(selected.reduce(0, +) / selected.count) of \(venue.map.blockCount) blocks per query on average")
     return venue
 }
 
-/// The same venues laid out in dB above the dB-offset metric's floor, built once per size.
-nonisolated(unsafe) var decibelMaps: [Int: RadioMap] = [:]
+/// The hall laid out in relative power, for the relative-power metrics (and the BLAS kernel).
+nonisolated(unsafe) var relativeMaps: [Int: RadioMap] = [:]
 
-func decibelMap(_ fingerprints: Int) -> RadioMap {
-    if let map = decibelMaps[fingerprints] { return map }
-    let source = venue(fingerprints)
-    let map = try! RadioMap(
-        spots: source.map.spots, fingerprints: source.references, representation: DecibelOffsetMetric().representation)
-    decibelMaps[fingerprints] = map
+func relativeMap(_ fingerprints: Int) -> RadioMap {
+    if let map = relativeMaps[fingerprints] { return map }
+    let map = venue(.hall, fingerprints).map(in: .relativePower)
+    relativeMaps[fingerprints] = map
     return map
 }
 
@@ -31,93 +68,96 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
         warmupIterations: 3, maxDuration: .seconds(3), maxIterations: 2000)
-    let locator = PositioningConfiguration().locator
+    // The default locator: the dB-offset metric, the default candidate search (the strongest-beacon index
+    // where it narrows the search, the exact beacon index otherwise). Distances are in dB², so the default
+    // relative-power threshold does not apply: every query is located.
+    var configured = PositioningConfiguration().locator
+    configured.maximumDistance = nil
+    let indexed = configured
+    var exhaustive = configured
+    exhaustive.candidateSearch = .exhaustive
+    let searches: [(name: String, locator: Locator)] = [("default search", indexed), ("exhaustive", exhaustive)]
 
-    for size in [100, 1_000, 10_000, 100_000] {
-        Benchmark("locate, \(size) fingerprints", configuration: .init(setup: { _ = venue(size) })) { benchmark in
-            let venue = venue(size)
-            let query = venue.map.query(for: venue.queries[0])
-            for _ in benchmark.scaledIterations {
-                blackHole(locator.locate(query, in: venue.map))
-            }
-        }
-        Benchmark("locate batch of 64, \(size) fingerprints", configuration: .init(setup: { _ = venue(size) })) { benchmark in
-            let venue = venue(size)
-            let queries = venue.queries.map { venue.map.query(for: $0) }
-            for _ in benchmark.scaledIterations {
-                blackHole(locator.locate(batch: queries, in: venue.map))
+    // Locate at venue scale: every query of the venue in turn (64 places on every floor).
+    for (layout, size) in [(Layout.large, 10_000), (.large, 100_000), (.large, 1_000_000), (.hall, 1_000), (.hall, 10_000), (.hall, 100_000)] {
+        for search in searches {
+            Benchmark(
+                "locate (dB-offset, \(search.name)), \(size) fingerprints, \(layout.rawValue)",
+                configuration: .init(setup: { _ = queries(layout, size) })
+            ) { benchmark in
+                let map = venue(layout, size).map, query = nextOf(queries(layout, size))
+                for _ in benchmark.scaledIterations {
+                    blackHole(search.locator.locate(query, in: map))
+                }
             }
         }
     }
-
-    // The same locate with the BLAS kernel (netlib's reference sgemm unless OpenBLAS replaced libblas.so.3).
-    for size in [10_000, 100_000] {
-        var blasLocator = locator
-        blasLocator.metric = PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2), kernel: .blas)
-        let configured = blasLocator
-        Benchmark("locate with the BLAS kernel, \(size) fingerprints", configuration: .init(setup: { _ = venue(size) })) { benchmark in
-            let venue = venue(size)
-            let query = venue.map.query(for: venue.queries[0])
-            for _ in benchmark.scaledIterations {
-                blackHole(configured.locate(query, in: venue.map))
-            }
-        }
-        Benchmark("locate batch of 64 with the BLAS kernel, \(size) fingerprints", configuration: .init(setup: { _ = venue(size) })) { benchmark in
-            let venue = venue(size)
-            let queries = venue.queries.map { venue.map.query(for: $0) }
-            for _ in benchmark.scaledIterations {
-                blackHole(configured.locate(batch: queries, in: venue.map))
-            }
-        }
-    }
-
-    // The dB-offset metric on the same venues laid out in dB. Its distances are in dB², so the default
-    // relative-power threshold does not apply: every query is located, as with the default metric here.
-    var decibelLocator = locator
-    decibelLocator.metric = DecibelOffsetMetric()
-    decibelLocator.maximumDistance = nil
-    let decibel = decibelLocator
-    for size in [1_000, 10_000, 100_000] {
-        Benchmark("locate with the dB-offset metric, \(size) fingerprints", configuration: .init(setup: { _ = decibelMap(size) })) { benchmark in
-            let map = decibelMap(size)
-            let query = map.query(for: venue(size).queries[0])
-            for _ in benchmark.scaledIterations {
-                blackHole(decibel.locate(query, in: map))
-            }
-        }
-    }
-    // Allocations alone, per locate: the same at every size, since nothing is allocated per fingerprint.
-    for size in [1_000, 100_000] {
+    for (layout, size) in [(Layout.large, 100_000), (.hall, 10_000)] {
         Benchmark(
-            "allocations per locate with the dB-offset metric, \(size) fingerprints",
-            configuration: .init(metrics: [.mallocCountTotal], maxIterations: 100, setup: { _ = decibelMap(size) })
+            "locate batch of 64 (dB-offset, exhaustive), \(size) fingerprints, \(layout.rawValue)",
+            configuration: .init(setup: { _ = queries(layout, size) })
         ) { benchmark in
-            let map = decibelMap(size)
-            let query = map.query(for: venue(size).queries[0])
+            let map = venue(layout, size).map, batch = queries(layout, size)
             for _ in benchmark.scaledIterations {
-                blackHole(decibel.locate(query, in: map))
+                blackHole(exhaustive.locate(batch: batch, in: map))
+            }
+        }
+    }
+    // Allocations alone, per locate, whatever the size: nothing is allocated per fingerprint.
+    for (layout, size) in [(Layout.hall, 1_000), (.large, 100_000)] {
+        Benchmark(
+            "allocations per locate (dB-offset, default search), \(size) fingerprints, \(layout.rawValue)",
+            configuration: .init(metrics: [.mallocCountTotal], maxIterations: 100, setup: { _ = queries(layout, size) })
+        ) { benchmark in
+            let map = venue(layout, size).map, query = nextOf(queries(layout, size))
+            for _ in benchmark.scaledIterations {
+                blackHole(indexed.locate(query, in: map))
             }
         }
     }
 
+    // The relative-power family on the hall, with the BLAS kernel (netlib's reference sgemm unless OpenBLAS
+    // replaced libblas.so.3) and the SIMD one.
     for kernel in [DenseKernel.blas, .simd] {
-        let metric = PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2), kernel: kernel)
-        Benchmark("distances only (\(kernel)), 100000 fingerprints", configuration: .init(setup: { _ = venue(100_000) })) { benchmark in
-            let venue = venue(100_000)
-            let query = venue.map.query(for: venue.queries[0])
-            var out = [Float](repeating: 0, count: venue.map.count)
+        let locator = Locator(
+            metric: PairwiseDifferenceMetric(penalty: AbsencePenalty(queryOnly: 0.4, referenceOnly: 0.2), kernel: kernel),
+            estimator: WeightedNearestSpots())
+        Benchmark("locate (pairwise difference, \(kernel) kernel), 10000 fingerprints, hall", configuration: .init(setup: { _ = relativeMap(10_000) })) { benchmark in
+            let map = relativeMap(10_000)
+            let query = map.query(for: venue(.hall, 10_000).queries[nextQuery % 64])
+            nextQuery += 1
+            benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
-                out.withUnsafeMutableBufferPointer { metric.distances(from: query, in: venue.map, into: $0) }
-                blackHole(out)
+                blackHole(locator.locate(query, in: map))
+            }
+        }
+        Benchmark("locate batch of 64 (pairwise difference, \(kernel) kernel), 10000 fingerprints, hall", configuration: .init(setup: { _ = relativeMap(10_000) })) { benchmark in
+            let map = relativeMap(10_000)
+            let queries = venue(.hall, 10_000).queries.map { map.query(for: $0) }
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(locator.locate(batch: queries, in: map))
             }
         }
     }
 
-    // What a query must at least cost on this machine: reading the 100,000-fingerprint compact matrix
-    // (12.8 MB) once. Copying it reads and writes it (memcpy); summing it only reads it.
-    Benchmark("memory bandwidth: copy the 100000-fingerprint compact matrix (12.8 MB)", configuration: .init(setup: { _ = venue(100_000) })) { benchmark in
-        let source = venue(100_000).map.compact
+    // The exhaustive kernel alone against what a query must at least cost: reading the 100,000-fingerprint
+    // hall's compact matrix (12.8 MB) once. Copying it reads and writes it (memcpy); summing it only reads it.
+    Benchmark("distances only (dB-offset, exhaustive), 100000 fingerprints, hall", configuration: .init(setup: { _ = queries(.hall, 100_000) })) { benchmark in
+        let venue = venue(.hall, 100_000)
+        let query = nextOf(queries(.hall, 100_000))
+        let metric = DecibelOffsetMetric()
+        var out = [Float](repeating: 0, count: venue.map.count)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            out.withUnsafeMutableBufferPointer { metric.distances(from: query, in: venue.map, into: $0) }
+            blackHole(out)
+        }
+    }
+    Benchmark("memory bandwidth: copy the 100000-fingerprint compact matrix (12.8 MB)", configuration: .init(setup: { _ = venue(.hall, 100_000) })) { benchmark in
+        let source = venue(.hall, 100_000).map.compact
         var destination = [Float](repeating: 0, count: source.count)
+        benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             destination.withUnsafeMutableBufferPointer { target in
                 source.withUnsafeBufferPointer { target.baseAddress!.update(from: $0.baseAddress!, count: $0.count) }
@@ -125,8 +165,8 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(destination)
         }
     }
-    Benchmark("memory bandwidth: read the 100000-fingerprint compact matrix (12.8 MB)", configuration: .init(setup: { _ = venue(100_000) })) { benchmark in
-        let source = venue(100_000).map.compact
+    Benchmark("memory bandwidth: read the 100000-fingerprint compact matrix (12.8 MB)", configuration: .init(setup: { _ = venue(.hall, 100_000) })) { benchmark in
+        let source = venue(.hall, 100_000).map.compact
         for _ in benchmark.scaledIterations {
             var total = SIMD8<Float>(repeating: 0)
             source.withUnsafeBytes { bytes in
@@ -138,21 +178,28 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("fingerprint from a window of 5 samples", configuration: .init(setup: { _ = venue(1_000) })) { benchmark in
-        let samples = Array(venue(1_000).samples.prefix(5))
+    Benchmark("fingerprint from a window of 5 samples", configuration: .init(setup: { _ = venue(.hall, 1_000) })) { benchmark in
+        let samples = Array(venue(.hall, 1_000).samples.prefix(5))
         let builder = PositioningConfiguration().builder
         for _ in benchmark.scaledIterations {
             blackHole(try? builder.fingerprint(of: samples))
         }
     }
 
-    Benchmark("radio map build, 10000 fingerprints", configuration: .init(setup: { _ = venue(10_000) })) { benchmark in
-        let venue = venue(10_000)
-        let references = (0..<venue.map.count).map { row in
-            (spot: venue.map.spotOfRow[row], fingerprint: venue.queries[row % venue.queries.count])
-        }
+    Benchmark("radio map build, 10000 fingerprints, hall", configuration: .init(setup: { _ = venue(.hall, 10_000) })) { benchmark in
+        let venue = venue(.hall, 10_000)
         for _ in benchmark.scaledIterations {
-            blackHole(try? RadioMap(spots: venue.map.spots, fingerprints: references))
+            blackHole(venue.map(in: venue.map.representation))
         }
     }
+    Benchmark(
+        "radio map build, 1000000 fingerprints, large",
+        configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: 3, setup: { _ = venue(.large, 1_000_000) })
+    ) { benchmark in
+        let venue = venue(.large, 1_000_000)
+        for _ in benchmark.scaledIterations {
+            blackHole(venue.map(in: venue.map.representation))
+        }
+    }
+    SmokeRun.shortenRegisteredBenchmarks()
 }

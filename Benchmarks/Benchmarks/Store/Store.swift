@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSmoke
 import FingerprintStore
 import Foundation
 import Positioning
@@ -101,4 +102,5 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try store.survey(of: "grid-32x1000", scale: configuration.builder.scale).radioMap())
         }
     }
+    SmokeRun.shortenRegisteredBenchmarks()
 }

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSmoke
 import Positioning
 import ScanFormats
 import SyntheticVenues
@@ -9,7 +10,8 @@ nonisolated(unsafe) var gridSurvey: SurveyFingerprints?
 
 func survey() -> SurveyFingerprints {
     if let gridSurvey { return gridSurvey }
-    let source = GridSurvey()
+    // A smoke run (CI) tunes a survey a tenth of the size: it checks the benchmark still runs, not its figure.
+    let source = SmokeRun.isRequested ? GridSurvey(spots: 60, samplesPerSpot: 40) : GridSurvey()
     let fingerprints = source.fingerprints()
     gridSurvey = fingerprints
     let validation = SurveyCrossValidation(
@@ -35,4 +37,5 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try! SurveyTuner().tune(validation))
         }
     }
+    SmokeRun.shortenRegisteredBenchmarks(iterations: 1)
 }

@@ -31,9 +31,13 @@ enum CompactKernels {
         case squaredDifferencesAndReferenceSum
     }
 
-    /// Calls `body(block, sums)` for every block of 8 rows of `map`.
+    /// Calls `body(block, slot, sums)` for every block of 8 rows of `map` that `blocks` selects, in order;
+    /// `slot` counts the selected blocks (where a packed buffer keeps the block's distances).
     @inline(__always)
-    static func forEachBlock(of map: RadioMap, query: QueryVector, kind: Kind, _ body: (_ block: Int, _ sums: Sums) -> Void) {
+    static func forEachBlock(
+        of map: RadioMap, query: QueryVector, kind: Kind, blocks: BlockSelection,
+        _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
+    ) {
         let width = map.beaconCount, lanes = RadioMap.lanes
         let zero = Vector(repeating: 0), one = Vector(repeating: 1)
         map.compact.withUnsafeBufferPointer { compact in
@@ -42,7 +46,9 @@ enum CompactKernels {
                     guard let base = compact.baseAddress else { return }
                     let raw = UnsafeRawPointer(base)
                     let stride = MemoryLayout<Vector>.stride
-                    for block in 0..<map.blockCount {
+                    var slot = 0
+                    for run in blocks.runs {
+                      for block in run {
                         let blockBytes = block * width * lanes * MemoryLayout<Float>.stride
                         var sums = Sums()
                         for column in columns {
@@ -77,7 +83,9 @@ enum CompactKernels {
                                 sums.commonReference += reference.replacing(with: 0, where: absent)
                             }
                         }
-                        body(block, sums)
+                        body(block, slot, sums)
+                        slot += 1
+                      }
                     }
                 }
             }
@@ -93,15 +101,15 @@ enum CompactKernels {
 }
 
 extension CompactKernels {
-    /// Writes the 8 distances of `block` to `target` (rows `block * 8 ..< block * 8 + 8`, fewer for the
-    /// last block).
+    /// Writes the 8 distances of the `slot`-th selected block to `target` at `slot * 8 ..< slot * 8 + 8`,
+    /// fewer where `target` holds fewer than that (a buffer of one distance per row ends inside the last block).
     @inline(__always)
-    static func store(_ distances: Vector, block: Int, rows: Int, into target: UnsafeMutablePointer<Float>) {
-        let first = block * RadioMap.lanes
-        if first + RadioMap.lanes <= rows {
+    static func store(_ distances: Vector, slot: Int, capacity: Int, into target: UnsafeMutablePointer<Float>) {
+        let first = slot * RadioMap.lanes
+        if first + RadioMap.lanes <= capacity {
             UnsafeMutableRawPointer(target + first).storeBytes(of: distances, as: Vector.self)
         } else {
-            for lane in 0..<(rows - first) { target[first + lane] = distances[lane] }
+            for lane in 0..<max(0, capacity - first) { target[first + lane] = distances[lane] }
         }
     }
 }

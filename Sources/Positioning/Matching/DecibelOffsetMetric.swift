@@ -80,7 +80,9 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     /// The SIMD kernel over the compact matrix, 8 rows at a time. Besides Σ e², Σ e and c it needs Σ r over
     /// the common beacons: the one-sided sums then come from the value sums, `Σ q(query-only) = Σ q − (Σ e +
     /// Σ r(common))` and `Σ r(reference-only) = Σ r − Σ r(common)`, so only the query's columns are visited.
-    public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
+    public func distances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
         precondition(
             map.representation == representation,
             "DecibelOffsetMetric compares dB above \(floor); the map holds \(map.representation): build it with the metric's representation")
@@ -90,7 +92,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         let queryPresent = Vector(repeating: query.presentCount), queryValues = Vector(repeating: query.valueSum)
         map.presentCount.withUnsafeBytes { present in
             map.valueSum.withUnsafeBytes { valueSum in
-                CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferencesAndReferenceSum) { block, sums in
+                CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferencesAndReferenceSum, blocks: blocks) { block, slot, sums in
                     let offset = block * MemoryLayout<Vector>.stride
                     let referencePresent = present.loadUnaligned(fromByteOffset: offset, as: Vector.self)
                     let referenceValues = valueSum.loadUnaligned(fromByteOffset: offset, as: Vector.self)
@@ -112,7 +114,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                     let result = ((spread + penalty.cost(queryOnly: queryOnly, referenceOnly: referenceOnly))
                         / union.replacing(with: 1, where: union .< 1))
                         .replacing(with: .infinity, where: noCommon)
-                    CompactKernels.store(result, block: block, rows: map.count, into: distances.baseAddress!)
+                    CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
                 }
             }
         }

@@ -76,8 +76,10 @@ public struct EuclideanMetric: FingerprintMetric, Hashable {
             .replacing(with: .infinity, where: sums.common .< 0.5)
     }
 
-    public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        self.distances(from: [query], in: map, into: distances)
+    public func distances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
+        SquaredDifferenceSums.compute(query, map, kernel: kernel, blocks: blocks, into: distances, finish: finish)
     }
 
     public func distances(from queries: [QueryVector], in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
@@ -144,8 +146,10 @@ public struct PairwiseDifferenceMetric: FingerprintMetric, Hashable {
             .replacing(with: .infinity, where: sums.common .< 0.5)
     }
 
-    public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
-        self.distances(from: [query], in: map, into: distances)
+    public func distances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
+        SquaredDifferenceSums.compute(query, map, kernel: kernel, blocks: blocks, into: distances, finish: finish)
     }
 
     public func distances(from queries: [QueryVector], in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
@@ -180,6 +184,34 @@ struct SquaredDifferenceSums {
         self.init(
             squares: Vector(repeating: squares), differences: Vector(repeating: differences), common: Vector(repeating: common),
             queryPresent: Vector(repeating: queryPresent), referencePresent: Vector(repeating: referencePresent))
+    }
+
+    /// One query's distances to the rows of the blocks `blocks` selects, packed (``BlockSelection``). The
+    /// BLAS kernel multiplies the whole matrix and keeps the selected rows.
+    @inline(__always)
+    static func compute(
+        _ query: QueryVector, _ map: RadioMap, kernel: DenseKernel, blocks: BlockSelection,
+        into output: UnsafeMutableBufferPointer<Float>, finish: (SquaredDifferenceSums) -> Vector
+    ) {
+        guard map.count > 0 else { return }
+        switch kernel {
+        case .blas:
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count) { full in
+                compute([query], map, kernel: .blas, into: full, finish: finish)
+                blocks.gather(UnsafeBufferPointer(full), in: map, into: output)
+            }
+        case .simd:
+            map.presentCount.withUnsafeBytes { present in
+                let queryPresent = Vector(repeating: query.presentCount)
+                CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferences, blocks: blocks) { block, slot, sums in
+                    let referencePresent = present.loadUnaligned(fromByteOffset: block * MemoryLayout<Vector>.stride, as: Vector.self)
+                    let distances = finish(SquaredDifferenceSums(
+                        squares: sums.first, differences: sums.second, common: sums.common, queryPresent: queryPresent,
+                        referencePresent: referencePresent))
+                    CompactKernels.store(distances, slot: slot, capacity: output.count, into: output.baseAddress!)
+                }
+            }
+        }
     }
 
     /// Computes the sums for every row of `map` and every query, and writes the distances `finish` makes of
@@ -242,13 +274,13 @@ struct SquaredDifferenceSums {
                 for (index, query) in queries.enumerated() {
                     let queryPresent = Vector(repeating: query.presentCount)
                     let target = output.baseAddress! + index * rows
-                    CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferences) { block, sums in
+                    CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferences, blocks: .all(of: map)) { block, slot, sums in
                         let referencePresent = presentBlocks.loadUnaligned(
                             fromByteOffset: block * MemoryLayout<Vector>.stride, as: Vector.self)
                         let distances = finish(SquaredDifferenceSums(
                             squares: sums.first, differences: sums.second, common: sums.common, queryPresent: queryPresent,
                             referencePresent: referencePresent))
-                        CompactKernels.store(distances, block: block, rows: rows, into: target)
+                        CompactKernels.store(distances, slot: slot, capacity: rows, into: target)
                     }
                 }
             }

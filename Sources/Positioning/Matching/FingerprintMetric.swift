@@ -12,9 +12,10 @@ public protocol FingerprintMetric: Sendable {
     /// to it.
     func distance(_ query: Fingerprint, _ reference: Fingerprint) -> Float?
 
-    /// Distances from `query` to every row of `map`, written into `distances` (`map.count` elements).
-    /// Rows that share no beacon with the query get `.infinity`. Implementations must not allocate per row.
-    func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>)
+    /// Distances from `query` to the rows of the blocks `blocks` selects, packed: the `i`-th selected
+    /// block's 8 rows at `i * 8 ..< i * 8 + 8` (at most `distances.count`; ``BlockSelection``). Rows that
+    /// share no beacon with the query get `.infinity`. Implementations must not allocate per row.
+    func distances(from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>)
 
     /// Distances from each of `queries` to every row: query `q`'s distances at `q * map.count ..< (q + 1) * map.count`.
     /// Metrics that can read the map once for the whole batch override the default, which runs one query
@@ -23,6 +24,12 @@ public protocol FingerprintMetric: Sendable {
 }
 
 extension FingerprintMetric {
+    /// Distances from `query` to every row of `map`, written into `distances` (`map.count` elements, row
+    /// order). Rows that share no beacon with the query get `.infinity`.
+    public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
+        self.distances(from: query, in: map, blocks: .all(of: map), into: distances)
+    }
+
     /// Relative powers: what every metric compared before dB-scale metrics existed.
     public var representation: SignalRepresentation { .relativePower }
 

@@ -34,6 +34,15 @@ public struct Locator: Sendable {
     public var maximumDistance: Float?
     /// How many candidate spots a result lists.
     public var candidateCount: Int
+    /// Which reference fingerprints a query is compared with (``defaultCandidateSearch`` unless told).
+    public var candidateSearch: CandidateSearch
+
+    /// The query's 6 strongest beacons among each fingerprint's 8 strongest, where that keeps at most a
+    /// quarter of the map; the exact beacon index otherwise. Chosen on synthetic venues (CandidateSearchTests,
+    /// README "Performance"): on 4 and 8 floors of 100 beacons it reads 5–9% of the map and finds every
+    /// one of the exhaustive search's 8 nearest spots; on the shared datasets, small venues where every
+    /// fingerprint hears the same strong beacons, it falls back to the exact index and answers exactly.
+    public static let defaultCandidateSearch = CandidateSearch.strongestBeacons(queryBeacons: 6, referenceRank: 8, maximumShare: 0.25)
 
     public init(
         metric: any FingerprintMetric,
@@ -42,7 +51,8 @@ public struct Locator: Sendable {
         estimator: any PositionEstimator,
         minimumBeacons: Int = 1,
         maximumDistance: Float? = nil,
-        candidateCount: Int = 5
+        candidateCount: Int = 5,
+        candidateSearch: CandidateSearch = Locator.defaultCandidateSearch
     ) {
         self.metric = metric
         self.aggregation = aggregation
@@ -51,6 +61,7 @@ public struct Locator: Sendable {
         self.minimumBeacons = max(1, minimumBeacons)
         self.maximumDistance = maximumDistance
         self.candidateCount = max(1, candidateCount)
+        self.candidateSearch = candidateSearch
     }
 
     /// Locates `fingerprint` in `map`.
@@ -61,9 +72,10 @@ public struct Locator: Sendable {
     /// Locates a query already laid out along `map`'s columns.
     public func locate(_ query: QueryVector, in map: RadioMap) -> LocationResult {
         if let early = precheck(query) { return early }
-        return withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count) { rowDistance in
-            metric.distances(from: query, in: map, into: rowDistance)
-            return result(for: query, rowDistances: UnsafeBufferPointer(rowDistance), in: map)
+        let blocks = map.candidateBlocks(for: query, search: candidateSearch)
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
+            metric.distances(from: query, in: map, blocks: blocks, into: packed)
+            return result(for: query, distances: UnsafeBufferPointer(packed), blocks: blocks, in: map)
         }
     }
 
@@ -72,18 +84,19 @@ public struct Locator: Sendable {
     public func locate(batch queries: [QueryVector], in map: RadioMap) -> [LocationResult] {
         withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count * queries.count) { rowDistances in
             metric.distances(from: queries, in: map, into: rowDistances)
+            let all = BlockSelection.all(of: map)
             return queries.enumerated().map { index, query in
                 precheck(query) ?? result(
                     for: query,
-                    rowDistances: UnsafeBufferPointer(rebasing: rowDistances[(index * map.count)..<((index + 1) * map.count)]),
-                    in: map)
+                    distances: UnsafeBufferPointer(rebasing: rowDistances[(index * map.count)..<((index + 1) * map.count)]),
+                    blocks: all, in: map)
             }
         }
     }
 
     /// Locates a query whose row distances are already computed (cross-validation masks some rows out).
     func locate(rowDistances: UnsafeBufferPointer<Float>, query: QueryVector, in map: RadioMap) -> LocationResult {
-        precheck(query) ?? result(for: query, rowDistances: rowDistances, in: map)
+        precheck(query) ?? result(for: query, distances: rowDistances, blocks: .all(of: map), in: map)
     }
 
     /// The answer for queries that cannot be matched at all.
@@ -100,9 +113,12 @@ public struct Locator: Sendable {
             unmappedBeacons: query.unmappedBeacons)
     }
 
-    private func result(for query: QueryVector, rowDistances: UnsafeBufferPointer<Float>, in map: RadioMap) -> LocationResult {
-        let spotDistance = spotDistances(fromRowDistances: rowDistances, in: map)
-        let candidates = nearest(spotDistance, in: map, limit: max(candidateCount, estimator.candidatesWanted))
+    /// The answer from the distances of the rows `blocks` selects, packed (``BlockSelection``); rows it
+    /// leaves out share no beacon with the query.
+    private func result(
+        for query: QueryVector, distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap
+    ) -> LocationResult {
+        let candidates = nearestSpots(distances, blocks: blocks, in: map, limit: max(candidateCount, estimator.candidatesWanted))
         guard let best = candidates.first else { return unknown(.noCommonBeacon, query) }
         let listed = Array(candidates.prefix(candidateCount))
         if let maximumDistance, best.distance > maximumDistance {
@@ -110,7 +126,7 @@ public struct Locator: Sendable {
         }
         let neighbours = switch self.neighbours {
         case .spots: candidates
-        case .fingerprints: Self.nearestRows(rowDistances, in: map, limit: estimator.candidatesWanted)
+        case .fingerprints: Self.nearestRows(distances, blocks: blocks, in: map, limit: estimator.candidatesWanted)
         }
         var position = estimator.estimate(from: neighbours, spots: map.spots)
         // The estimator names the nearest spot's zone; drawn zones decide by where the position lies.
@@ -124,18 +140,54 @@ public struct Locator: Sendable {
     /// spot (a spot appears once per fingerprint, so a spot with several close fingerprints weighs more).
     /// Only the small result buffer is allocated, never anything per row.
     public static func nearestRows(_ rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap, limit: Int) -> [SpotCandidate] {
-        var best: [SpotCandidate] = []
-        best.reserveCapacity(limit + 1)
-        for row in 0..<rowDistance.count {
-            let distance = rowDistance[row]
-            guard distance.isFinite else { continue }
-            if best.count == limit, let last = best.last, distance >= last.distance { continue }
-            let spot = map.spotOfRow[row]
-            let position = best.firstIndex { distance < $0.distance } ?? best.endIndex
-            best.insert(SpotCandidate(spotIndex: spot, spot: map.spots[spot], distance: distance), at: position)
-            if best.count > limit { best.removeLast() }
+        nearestRows(rowDistance, blocks: .all(of: map), in: map, limit: limit)
+    }
+
+    /// ``nearestRows(_:in:limit:)`` over the rows `blocks` selects, their distances packed.
+    static func nearestRows(
+        _ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int
+    ) -> [SpotCandidate] {
+        var best = NearestCandidates(limit: limit)
+        blocks.forEachRow(in: map) { row, slot in
+            best.offer(spot: map.spotOfRow[row], distance: distances[slot], in: map)
         }
-        return best
+        return best.candidates
+    }
+
+    /// The `limit` spots nearest to the query, nearest first, each at its aggregated distance, from the
+    /// distances of the rows `blocks` selects (packed). A spot's rows are contiguous, so each selected run
+    /// of rows is cut into spot segments, each aggregated in a tight loop with no per-spot array: what
+    /// ``nearest(_:in:limit:)`` of ``spotDistances(fromRowDistances:in:)`` answers for the whole map, in the
+    /// same order on ties. A spot split by a gap of unselected rows is aggregated over its selected rows,
+    /// the others sharing no beacon with the query.
+    func nearestSpots(_ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int) -> [SpotCandidate] {
+        let keep = switch aggregation {
+        case .best: 1
+        case .meanOfBest(let count): max(1, count)
+        }
+        var nearest = NearestCandidates(limit: limit)
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: keep) { best in
+            var aggregator = SpotAggregator(best: best)
+            var slotBase = 0
+            for run in blocks.runs {
+                let firstRow = run.lowerBound * RadioMap.lanes, endRow = min(run.upperBound * RadioMap.lanes, map.count)
+                var row = firstRow
+                while row < endRow {
+                    let spot = map.spotOfRow[row]
+                    let segmentEnd = min(map.spotRanges[spot].upperBound, endRow)
+                    if spot != aggregator.spot {
+                        if let finished = aggregator.finish() { nearest.offer(spot: finished.spot, distance: finished.distance, in: map) }
+                        aggregator.start(spot)
+                    }
+                    let first = slotBase + row - firstRow
+                    aggregator.add(UnsafeBufferPointer(rebasing: distances[first..<(first + segmentEnd - row)]))
+                    row = segmentEnd
+                }
+                slotBase += run.count * RadioMap.lanes
+            }
+            if let finished = aggregator.finish() { nearest.offer(spot: finished.spot, distance: finished.distance, in: map) }
+        }
+        return nearest.candidates
     }
 
     /// The distance of every spot of `map` to `query` (`.infinity` when no fingerprint of the spot
@@ -207,5 +259,81 @@ public struct Locator: Sendable {
             if best.count > limit { best.removeLast() }
         }
         return best
+    }
+}
+
+/// One spot's aggregated distance (``SpotAggregation``) over segments of its rows' distances: the mean of
+/// its `best.count` smallest finite distances, summed smallest first as ``Locator/spotDistances(fromRowDistances:in:)`` does.
+struct SpotAggregator {
+    private let best: UnsafeMutableBufferPointer<Float>
+    private(set) var spot = -1
+
+    init(best: UnsafeMutableBufferPointer<Float>) {
+        self.best = best
+        best.initialize(repeating: .infinity)
+    }
+
+    mutating func start(_ spot: Int) {
+        self.spot = spot
+        best.update(repeating: .infinity)
+    }
+
+    @inline(__always)
+    func add(_ distances: UnsafeBufferPointer<Float>) {
+        switch best.count {
+        case 1:
+            var smallest = best[0]
+            for distance in distances { smallest = min(smallest, distance) }
+            best[0] = smallest
+        case 2:
+            var first = best[0], second = best[1]
+            for distance in distances {
+                // Branch-free: the two smallest so far (first ≤ second).
+                second = min(second, max(first, distance))
+                first = min(first, distance)
+            }
+            best[0] = first
+            best[1] = second
+        default:
+            let last = best.count - 1
+            for candidate in distances {
+                var distance = candidate
+                guard distance < best[last] else { continue }
+                for index in 0...last where distance < best[index] { swap(&distance, &best[index]) }
+            }
+        }
+    }
+
+    /// The spot and its distance, nil before the first spot or when none of its rows has a finite distance.
+    func finish() -> (spot: Int, distance: Float)? {
+        guard spot >= 0 else { return nil }
+        if best.count == 1 { return best[0].isFinite ? (spot, best[0]) : nil }
+        var sum: Float = 0, finite: Float = 0
+        for distance in best where distance.isFinite {
+            sum += distance
+            finite += 1
+        }
+        return finite > 0 ? (spot, sum / finite) : nil
+    }
+}
+
+/// The `limit` nearest candidates offered so far, nearest first; a later candidate at the same distance
+/// ranks after an earlier one. Only the small result buffer is allocated.
+struct NearestCandidates {
+    let limit: Int
+    private(set) var candidates: [SpotCandidate] = []
+
+    init(limit: Int) {
+        self.limit = limit
+        candidates.reserveCapacity(limit + 1)
+    }
+
+    @inline(__always)
+    mutating func offer(spot: Int, distance: Float, in map: RadioMap) {
+        guard distance.isFinite else { return }
+        if candidates.count == limit, let last = candidates.last, distance >= last.distance { return }
+        let position = candidates.firstIndex { distance < $0.distance } ?? candidates.endIndex
+        candidates.insert(SpotCandidate(spotIndex: spot, spot: map.spots[spot], distance: distance), at: position)
+        if candidates.count > limit { candidates.removeLast() }
     }
 }

@@ -20,17 +20,19 @@ public struct ManhattanMetric: FingerprintMetric, Hashable {
         return normalization.apply(sum + absent, union: overlap.union)
     }
 
-    public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
+    public func distances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
         let penalty = self.penalty, normalization = self.normalization
         let queryPresent = SIMD8<Float>(repeating: query.presentCount)
         map.presentCount.withUnsafeBytes { present in
-            CompactKernels.forEachBlock(of: map, query: query, kind: .absoluteDifferences) { block, sums in
+            CompactKernels.forEachBlock(of: map, query: query, kind: .absoluteDifferences, blocks: blocks) { block, slot, sums in
                 let referencePresent = present.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
                 let onlyQ = queryPresent - sums.common, onlyR = referencePresent - sums.common
                 let result = normalization.apply(
                     sums.first + penalty.cost(queryOnly: onlyQ, referenceOnly: onlyR), union: onlyQ + onlyR + sums.common)
                 CompactKernels.store(
-                    result.replacing(with: .infinity, where: sums.common .< 0.5), block: block, rows: map.count,
+                    result.replacing(with: .infinity, where: sums.common .< 0.5), slot: slot, capacity: distances.count,
                     into: distances.baseAddress!)
             }
         }

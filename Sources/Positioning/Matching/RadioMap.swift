@@ -56,6 +56,18 @@ public struct RadioMap: Sendable {
     public static let absent: Float = -1
 
     private let columnOfBeacon: [BeaconID: Int]
+    /// Per beacon, the runs of blocks that hold a fingerprint hearing it: column `c`'s are
+    /// `columnRuns[columnRunStart[c] ..< columnRunStart[c + 1]]` (``candidateBlocks(for:)``).
+    let columnRunStart: [Int]
+    let columnRuns: [Range<Int>]
+    /// Per beacon, the blocks in which some fingerprint ranks it among its ``rankedBeacons`` strongest,
+    /// with the best such rank (0 the strongest): column `c`'s are
+    /// `strongBlocks[strongStart[c] ..< strongStart[c + 1]]`, by ascending block (``strongestBeaconBlocks(for:queryBeacons:referenceRank:)``).
+    let strongStart: [Int]
+    let strongBlocks: [StrongBlock]
+
+    /// How many of each fingerprint's strongest beacons the strongest-beacon index keeps.
+    public static let rankedBeacons = 8
 
     /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices, ordered by spot
     /// (fingerprints of one spot keep their order), each beacon as `representation` says: build the map
@@ -94,15 +106,21 @@ public struct RadioMap: Sendable {
         var presentCount = [Float](repeating: 0, count: blocks * lanes)
         var valueSum = [Float](repeating: 0, count: blocks * lanes)
         var compact = [Float](repeating: Self.absent, count: blocks * width * lanes)
+        var strongIndex = StrongIndexBuilder(beaconCount: width, ranked: Self.rankedBeacons)
+        var rowLevels: [(column: Int, value: Float)] = []
         for (row, reference) in fingerprints.enumerated() {
+            rowLevels.removeAll(keepingCapacity: true)
             for (beacon, entry) in reference.fingerprint.entries {
                 let column = columnOfBeacon[beacon]!
                 let value = representation.value(of: entry)
                 compact[(row / lanes) * width * lanes + column * lanes + row % lanes] = value
                 presentCount[row] += 1
                 valueSum[row] += value
+                rowLevels.append((column, value))
             }
+            strongIndex.add(row: row, levels: &rowLevels)
         }
+        (strongStart, strongBlocks) = strongIndex.finish()
         self.representation = representation
         self.blockCount = blocks
         self.compact = compact
@@ -117,6 +135,7 @@ public struct RadioMap: Sendable {
         self.presentCount = presentCount
         self.valueSum = valueSum
         self.columnOfBeacon = columnOfBeacon
+        (columnRunStart, columnRuns) = Self.blockRunIndex(compact: compact, blockCount: blocks, beaconCount: width)
     }
 
     /// The column of `beacon`, nil when no reference fingerprint sees it.

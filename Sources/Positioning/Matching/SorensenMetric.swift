@@ -31,12 +31,14 @@ public struct SorensenMetric: FingerprintMetric, Hashable {
         return total > 0 ? (numerator + absent) / total : 0
     }
 
-    public func distances(from query: QueryVector, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>) {
+    public func distances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
         let penalty = self.penalty
         let queryPresent = SIMD8<Float>(repeating: query.presentCount), queryValues = SIMD8<Float>(repeating: query.valueSum)
         map.presentCount.withUnsafeBytes { present in
             map.valueSum.withUnsafeBytes { valueSum in
-                CompactKernels.forEachBlock(of: map, query: query, kind: .unionAbsoluteDifferences) { block, sums in
+                CompactKernels.forEachBlock(of: map, query: query, kind: .unionAbsoluteDifferences, blocks: blocks) { block, slot, sums in
                     let referencePresent = present.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
                     let referenceValues = valueSum.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
                     // Beacons only the row sees add their own value: the row's total minus what the query's beacons took.
@@ -46,7 +48,7 @@ public struct SorensenMetric: FingerprintMetric, Hashable {
                     let result = ((numerator + absent) / total.replacing(with: 1, where: total .<= 0))
                         .replacing(with: 0, where: total .<= 0)
                         .replacing(with: .infinity, where: sums.common .< 0.5)
-                    CompactKernels.store(result, block: block, rows: map.count, into: distances.baseAddress!)
+                    CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
                 }
             }
         }

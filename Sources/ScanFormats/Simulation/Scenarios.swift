@@ -40,6 +40,37 @@ extension SimulatedVenue {
     }
 }
 
+extension SimulatedVenue {
+    /// The survey phone standing `samplesPerSpot` seconds at every spot, one reference fingerprint per
+    /// sample: how benchmarks and tests build large radio maps without a scan log.
+    public func standingFingerprints(
+        samplesPerSpot: Int, builder: FingerprintBuilder, using generator: inout SeededGenerator
+    ) -> [(spot: Int, fingerprint: Fingerprint)] {
+        var references: [(spot: Int, fingerprint: Fingerprint)] = []
+        references.reserveCapacity(definition.spots.count * samplesPerSpot)
+        for (index, spot) in definition.spots.enumerated() {
+            for second in 0..<samplesPerSpot {
+                let sample = self.sample(
+                    x: spot.x, y: spot.y, floor: spot.floor, heading: Double(second), device: SimulatedVenues.surveyDevices[0],
+                    time: Double(second), using: &generator)
+                if let fingerprint = try? builder.fingerprint(of: [sample]) { references.append((index, fingerprint)) }
+            }
+        }
+        return references
+    }
+
+    /// `count` scans of the walk phone (another model than the survey's) 0.7 m and 0.4 m off spots spread
+    /// over every floor.
+    public func scansBetweenSpots(count: Int, using generator: inout SeededGenerator) -> [Sample] {
+        (0..<count).map { index in
+            let spot = definition.spots[(index * 7919) % definition.spots.count]
+            return sample(
+                x: spot.x + 0.7, y: spot.y + 0.4, floor: spot.floor, heading: Double(index), device: SimulatedVenues.walkDevice,
+                time: Double(index), using: &generator)
+        }
+    }
+}
+
 /// The venues beaconfix ships and benchmarks with.
 public enum SimulatedVenues {
     /// The UUID of every simulated beacon.
@@ -141,25 +172,31 @@ public enum SimulatedVenues {
         return stops
     }
 
-    /// A synthetic venue for benchmarks: `beacons` beacons and `spots` spots spread over a square
-    /// single-floor hall sized so every spot hears about a dozen beacons.
-    public static func grid(beacons: Int, spots: Int, seed: UInt64) throws(BeaconIDError) -> SimulatedVenue {
-        let side = 6 * Double(beacons).squareRoot()
-        let perRow = Int(Double(beacons).squareRoot().rounded(.up))
-        let beaconDefinitions = (0..<beacons).map { index in
-            VenueDefinition.Beacon(
-                uuid: uuid, major: 1, minor: index + 1,
-                x: (Double(index % perRow) + 0.5) * side / Double(perRow),
-                y: (Double(index / perRow) + 0.5) * side / Double(perRow), floor: 0)
+    /// A synthetic venue for benchmarks: `beacons` beacons and `spots` spots spread evenly over `floors`
+    /// identical square floors (3.5 m apart), each sized so every spot hears about a dozen of its floor's
+    /// beacons. Spots are numbered floor by floor, row by row.
+    public static func grid(beacons: Int, spots: Int, floors: Int = 1, seed: UInt64) throws(BeaconIDError) -> SimulatedVenue {
+        let floors = max(1, floors)
+        let beaconsPerFloor = max(1, beacons / floors), spotsPerFloor = max(1, spots / floors)
+        let side = 6 * Double(beaconsPerFloor).squareRoot()
+        let perRow = Int(Double(beaconsPerFloor).squareRoot().rounded(.up))
+        let beaconDefinitions = (0..<(beaconsPerFloor * floors)).map { index in
+            let floor = index / beaconsPerFloor, place = index % beaconsPerFloor
+            return VenueDefinition.Beacon(
+                uuid: uuid, major: floor + 1, minor: place + 1,
+                x: (Double(place % perRow) + 0.5) * side / Double(perRow),
+                y: (Double(place / perRow) + 0.5) * side / Double(perRow), floor: floor)
         }
-        let spotsPerRow = Int(Double(spots).squareRoot().rounded(.up))
-        let spotDefinitions = (0..<spots).map { index in
-            Spot(
-                name: "s\(index)", x: (Double(index % spotsPerRow) + 0.5) * side / Double(spotsPerRow),
-                y: (Double(index / spotsPerRow) + 0.5) * side / Double(spotsPerRow), floor: 0)
+        let spotsPerRow = Int(Double(spotsPerFloor).squareRoot().rounded(.up))
+        let spotDefinitions = (0..<(spotsPerFloor * floors)).map { index in
+            let floor = index / spotsPerFloor, place = index % spotsPerFloor
+            return Spot(
+                name: "s\(index)", x: (Double(place % spotsPerRow) + 0.5) * side / Double(spotsPerRow),
+                y: (Double(place / spotsPerRow) + 0.5) * side / Double(spotsPerRow), floor: floor)
         }
         let definition = VenueDefinition(
-            id: "grid-\(beacons)x\(spots)", name: "Synthetic grid", floors: [VenueDefinition.Floor(level: 0, name: "Floor")],
+            id: floors == 1 ? "grid-\(beacons)x\(spots)" : "grid-\(beacons)x\(spots)x\(floors)", name: "Synthetic grid",
+            floors: (0..<floors).map { VenueDefinition.Floor(level: $0, name: floors == 1 ? "Floor" : "Floor \($0)") },
             beacons: beaconDefinitions, spots: spotDefinitions)
         return try SimulatedVenue(definition: definition, walls: [], model: PropagationModel(), seed: seed)
     }

@@ -1,0 +1,250 @@
+/// The blocks of a ``RadioMap``'s compact matrix a query is compared with: ascending, disjoint runs of
+/// block indices (a block is ``RadioMap/lanes`` reference fingerprints).
+///
+/// Bulk distances are written *packed*: the `i`-th selected block's 8 distances at `i * 8 ..< i * 8 + 8`.
+/// With ``all(of:)`` that is the row order itself, so a buffer of `map.count` distances is indexed by row.
+public struct BlockSelection: Sendable, Hashable {
+    /// Runs of block indices, ascending and disjoint.
+    public let runs: [Range<Int>]
+    /// Blocks in all runs together.
+    public let blockCount: Int
+
+    /// `runs` must be ascending and disjoint.
+    init(runs: [Range<Int>]) {
+        self.runs = runs
+        blockCount = runs.reduce(0) { $0 + $1.count }
+    }
+
+    /// Every block of `map`: the exhaustive search.
+    public static func all(of map: RadioMap) -> BlockSelection {
+        BlockSelection(runs: map.blockCount > 0 ? [0..<map.blockCount] : [])
+    }
+
+    /// Distances a packed buffer of this selection holds (padding rows of a partly filled last block included).
+    public var packedCount: Int { blockCount * RadioMap.lanes }
+
+    /// Calls `body(row, slot)` for every existing row of the selected blocks, in ascending row order, with
+    /// `slot` its index in a packed buffer.
+    @inline(__always)
+    func forEachRow(in map: RadioMap, _ body: (_ row: Int, _ slot: Int) -> Void) {
+        var slot = 0
+        for run in runs {
+            for block in run {
+                let first = block * RadioMap.lanes
+                for row in first..<min(first + RadioMap.lanes, map.count) { body(row, slot + row - first) }
+                slot += RadioMap.lanes
+            }
+        }
+    }
+
+    /// Copies the selected blocks' rows of `full` (one distance per row of `map`) into `packed`.
+    func gather(_ full: UnsafeBufferPointer<Float>, in map: RadioMap, into packed: UnsafeMutableBufferPointer<Float>) {
+        packed.initialize(repeating: .infinity)
+        forEachRow(in: map) { row, slot in packed[slot] = full[row] }
+    }
+}
+
+/// How a ``Locator`` picks the reference fingerprints it compares a query with.
+public enum CandidateSearch: Hashable, Sendable {
+    /// Every reference fingerprint of the map.
+    case exhaustive
+    /// Only the blocks of 8 fingerprints in which some fingerprint hears a beacon the query hears
+    /// (``RadioMap/candidateBlocks(for:)``). Exact: a fingerprint that shares no beacon with the query has
+    /// no distance to it under every metric, so the answer is the exhaustive search's, while a large venue
+    /// (several floors, hundreds of beacons) reads only the neighbourhood of what the phone hears.
+    case beaconIndex
+    /// Only the blocks in which some fingerprint ranks one of the query's `queryBeacons` strongest beacons
+    /// among its own `referenceRank` strongest (at most ``RadioMap/rankedBeacons``). Approximate: a
+    /// fingerprint none of whose strongest beacons is among the query's strongest is taken to be far
+    /// away. Where that keeps more than `maximumShare` of the map's blocks (a small venue, where every
+    /// fingerprint hears the same few beacons) the saving is small and the exact ``beaconIndex`` is used
+    /// instead, so only large venues are ever searched approximately. Its recall of the exhaustive
+    /// search's nearest spots is measured in CandidateSearchTests.
+    case strongestBeacons(queryBeacons: Int, referenceRank: Int, maximumShare: Double)
+}
+
+extension RadioMap {
+    /// The blocks holding a fingerprint that hears one of the beacons `query` hears: the union of those
+    /// beacons' block runs (``blockRuns(ofColumn:)``), merged through a bitmap of the map's blocks. One
+    /// array is allocated, for the runs.
+    public func candidateBlocks(for query: QueryVector) -> BlockSelection {
+        let words = (blockCount + 63) / 64
+        guard words > 0 else { return BlockSelection(runs: []) }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
+            bits.initialize(repeating: 0)
+            var runBound = 0
+            for column in query.presentColumns {
+                let runs = columnRuns[columnRunStart[column]..<columnRunStart[column + 1]]
+                runBound += runs.count
+                for run in runs { Self.set(run, in: bits) }
+            }
+            return Self.runs(of: bits, blockCount: blockCount, capacity: runBound)
+        }
+    }
+
+    /// The blocks `search` selects for `query`.
+    public func candidateBlocks(for query: QueryVector, search: CandidateSearch) -> BlockSelection {
+        switch search {
+        case .exhaustive: return .all(of: self)
+        case .beaconIndex: return candidateBlocks(for: query)
+        case .strongestBeacons(let queryBeacons, let referenceRank, let maximumShare):
+            let selection = strongestBeaconBlocks(for: query, queryBeacons: queryBeacons, referenceRank: referenceRank)
+            let narrow = selection.blockCount > 0 && Double(selection.blockCount) <= maximumShare * Double(blockCount)
+            return narrow ? selection : candidateBlocks(for: query)
+        }
+    }
+
+    /// The blocks in which some fingerprint ranks one of `query`'s `queryBeacons` strongest beacons among
+    /// its own `referenceRank` strongest.
+    public func strongestBeaconBlocks(for query: QueryVector, queryBeacons: Int, referenceRank: Int) -> BlockSelection {
+        let words = (blockCount + 63) / 64
+        let wanted = max(1, min(queryBeacons, 8)), rank = UInt8(max(1, min(referenceRank, Self.rankedBeacons)))
+        guard words > 0 else { return BlockSelection(runs: []) }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
+            bits.initialize(repeating: 0)
+            // The query's strongest columns: a small insertion selection, no allocation.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: wanted) { chosen in
+                // The query's strongest columns, strongest first (ties: the lower column), by insertion.
+                var count = 0
+                for column in query.presentColumns {
+                    let value = query.values[column]
+                    var position = count
+                    while position > 0, query.values[chosen[position - 1]] < value { position -= 1 }
+                    guard position < wanted else { continue }
+                    var index = min(count, wanted - 1)
+                    while index > position {
+                        chosen[index] = chosen[index - 1]
+                        index -= 1
+                    }
+                    chosen[position] = column
+                    count = min(count + 1, wanted)
+                }
+                for column in chosen.prefix(count) {
+                    for entry in strongBlocks[strongStart[column]..<strongStart[column + 1]] where entry.rank < rank {
+                        let block = Int(entry.block)
+                        bits[block / 64] |= 1 << UInt64(block % 64)
+                    }
+                }
+            }
+            return Self.runs(of: bits, blockCount: blockCount)
+        }
+    }
+
+    /// The runs of blocks in which at least one fingerprint hears the beacon of `column`, ascending.
+    public func blockRuns(ofColumn column: Int) -> ArraySlice<Range<Int>> {
+        columnRuns[columnRunStart[column]..<columnRunStart[column + 1]]
+    }
+
+    /// The runs of set bits, as a selection.
+    private static func runs(of bits: UnsafeMutableBufferPointer<UInt64>, blockCount: Int, capacity: Int = 16) -> BlockSelection {
+        var runs: [Range<Int>] = []
+        runs.reserveCapacity(capacity)
+        var open: Int?
+        for word in 0..<bits.count {
+            let value = bits[word]
+            if value == 0 || value == .max {
+                // Whole words: the common case away from run edges.
+                if value == 0, let start = open {
+                    runs.append(start..<(word * 64))
+                    open = nil
+                } else if value == .max, open == nil {
+                    open = word * 64
+                }
+                continue
+            }
+            for bit in 0..<64 {
+                let set = value & (1 << UInt64(bit)) != 0
+                if set, open == nil { open = word * 64 + bit }
+                if !set, let start = open {
+                    runs.append(start..<(word * 64 + bit))
+                    open = nil
+                }
+            }
+        }
+        if let start = open { runs.append(start..<min(bits.count * 64, blockCount)) }
+        return BlockSelection(runs: runs)
+    }
+
+    private static func set(_ run: Range<Int>, in bits: UnsafeMutableBufferPointer<UInt64>) {
+        var block = run.lowerBound
+        while block < run.upperBound {
+            let word = block / 64, bit = block % 64
+            let span = min(64 - bit, run.upperBound - block)
+            let mask: UInt64 = span == 64 ? .max : ((1 << UInt64(span)) - 1) << UInt64(bit)
+            bits[word] |= mask
+            block += span
+        }
+    }
+
+    /// Builds the per-beacon block runs from the compact matrix: `(runStart, runs)` where column `c`'s runs
+    /// are `runs[runStart[c] ..< runStart[c + 1]]`.
+    static func blockRunIndex(compact: [Float], blockCount: Int, beaconCount: Int) -> (start: [Int], runs: [Range<Int>]) {
+        var start = [Int](repeating: 0, count: beaconCount + 1)
+        var runs: [Range<Int>] = []
+        let lanes = Self.lanes
+        compact.withUnsafeBufferPointer { compact in
+            for column in 0..<beaconCount {
+                start[column] = runs.count
+                var open: Int?
+                for block in 0..<blockCount {
+                    let base = block * beaconCount * lanes + column * lanes
+                    var heard = false
+                    for lane in 0..<lanes where compact[base + lane] != Self.absent { heard = true }
+                    if heard, open == nil { open = block }
+                    if !heard, let first = open {
+                        runs.append(first..<block)
+                        open = nil
+                    }
+                }
+                if let first = open { runs.append(first..<blockCount) }
+            }
+        }
+        start[beaconCount] = runs.count
+        return (start, runs)
+    }
+}
+
+/// A block of a ``RadioMap`` in which some fingerprint ranks a beacon among its strongest.
+struct StrongBlock: Sendable {
+    var block: Int32
+    /// The best rank of the beacon in the block's fingerprints, 0 the strongest.
+    var rank: UInt8
+}
+
+/// Collects, row by row, each row's strongest beacons into per-beacon lists of blocks.
+struct StrongIndexBuilder {
+    private var perColumn: [[StrongBlock]]
+    private let ranked: Int
+
+    init(beaconCount: Int, ranked: Int) {
+        perColumn = Array(repeating: [], count: beaconCount)
+        self.ranked = ranked
+    }
+
+    /// Adds `row`'s `ranked` strongest beacons (reordering `levels`, the row's columns and values; ties by column).
+    /// Rows must come in ascending order.
+    mutating func add(row: Int, levels: inout [(column: Int, value: Float)]) {
+        levels.sort { ($0.value, -$0.column) > ($1.value, -$1.column) }
+        let block = Int32(row / RadioMap.lanes)
+        for (rank, level) in levels.prefix(ranked).enumerated() {
+            let rank = UInt8(rank)
+            if let last = perColumn[level.column].last, last.block == block {
+                if rank < last.rank { perColumn[level.column][perColumn[level.column].count - 1].rank = rank }
+            } else {
+                perColumn[level.column].append(StrongBlock(block: block, rank: rank))
+            }
+        }
+    }
+
+    func finish() -> (start: [Int], blocks: [StrongBlock]) {
+        var start = [Int](repeating: 0, count: perColumn.count + 1)
+        var blocks: [StrongBlock] = []
+        blocks.reserveCapacity(perColumn.reduce(0) { $0 + $1.count })
+        for (column, list) in perColumn.enumerated() {
+            start[column] = blocks.count
+            blocks.append(contentsOf: list)
+        }
+        start[perColumn.count] = blocks.count
+        return (start, blocks)
+    }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Every benchmark of Benchmarks/ built and run briefly, so none can rot unseen: BEACONFIX_BENCHMARK_SMOKE=1
+# cuts each to 2 iterations with no warm-up (the tuning benchmark to one tuning of a survey a tenth of the
+# size). The data are still built at full size, the 1,000,000-fingerprint venue included, so a benchmark
+# that crashes on its data fails here. The figures of a smoke run mean nothing; README "Performance" gives
+# the real ones and the command behind them. A build failure, a crash or a failed benchmark fails the script.
+# Takes about 15 minutes on 2 cores from a fresh clone (the Benchmarks package builds the main one again).
+set -euo pipefail
+cd "$(dirname "$0")/../Benchmarks"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+echo "Benchmark smoke run: every target, 2 iterations each"
+status=0
+BEACONFIX_BENCHMARK_SMOKE=1 swift package --disable-sandbox benchmark --no-progress >"$log" 2>&1 || status=$?
+# The tool's own exit status catches crashes; the messages are checked too, in case a version only prints them.
+if [ "$status" -eq 0 ] && grep -qE "Likely your benchmark crashed|benchmark job\(s\) failed|Benchmark failed to run" "$log"; then
+    status=1
+fi
+ran=$(grep -cE "^╒" "$log" || true)
+if [ "$status" -ne 0 ]; then
+    tail -n 80 "$log"
+    echo "benchmark smoke: FAILED (exit $status)"
+    exit 1
+fi
+echo "benchmark smoke: passed, $ran benchmarks ran"
