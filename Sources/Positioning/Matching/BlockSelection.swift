@@ -102,7 +102,6 @@ extension RadioMap {
         guard words > 0 else { return BlockSelection(runs: []) }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
             bits.initialize(repeating: 0)
-            // The query's strongest columns: a small insertion selection, no allocation.
             withUnsafeTemporaryAllocation(of: Int.self, capacity: wanted) { chosen in
                 // The query's strongest columns, strongest first (ties: the lower column), by insertion.
                 var count = 0

@@ -161,12 +161,8 @@ public struct Locator: Sendable {
     /// same order on ties. A spot split by a gap of unselected rows is aggregated over its selected rows,
     /// the others sharing no beacon with the query.
     func nearestSpots(_ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int) -> [SpotCandidate] {
-        let keep = switch aggregation {
-        case .best: 1
-        case .meanOfBest(let count): max(1, count)
-        }
         var nearest = NearestCandidates(limit: limit)
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: keep) { best in
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: keptPerSpot) { best in
             var aggregator = SpotAggregator(best: best)
             var slotBase = 0
             for run in blocks.runs {
@@ -201,44 +197,24 @@ public struct Locator: Sendable {
 
     func spotDistances(fromRowDistances rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap) -> [Float] {
         var spotDistance = [Float](repeating: .infinity, count: map.spots.count)
-        // Each spot's rows are contiguous: one sequential pass keeping the smallest distances in registers.
-        switch aggregation {
-        case .best, .meanOfBest(...1):
-            for (spot, rows) in map.spotRanges.enumerated() {
-                var best = Float.infinity
-                for row in rows { best = min(best, rowDistance[row]) }
-                spotDistance[spot] = best
-            }
-        case .meanOfBest(2):
-            for (spot, rows) in map.spotRanges.enumerated() {
-                var first = Float.infinity, second = Float.infinity
-                for row in rows {
-                    // Branch-free: the two smallest so far (first ≤ second).
-                    let distance = rowDistance[row]
-                    second = min(second, max(first, distance))
-                    first = min(first, distance)
-                }
-                spotDistance[spot] = second.isFinite ? (first + second) / 2 : first
-            }
-        case .meanOfBest(let keep):
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: keep) { best in
-                for (spot, rows) in map.spotRanges.enumerated() where !rows.isEmpty {
-                    best.initialize(repeating: .infinity)
-                    for row in rows {
-                        var distance = rowDistance[row]
-                        guard distance < best[keep - 1] else { continue }
-                        for slot in 0..<keep where distance < best[slot] { swap(&distance, &best[slot]) }
-                    }
-                    var sum: Float = 0, finite: Float = 0
-                    for slot in 0..<keep where best[slot].isFinite {
-                        sum += best[slot]
-                        finite += 1
-                    }
-                    if finite > 0 { spotDistance[spot] = sum / finite }
-                }
+        // Each spot's rows are contiguous: one sequential pass per spot.
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: keptPerSpot) { best in
+            var aggregator = SpotAggregator(best: best)
+            for (spot, rows) in map.spotRanges.enumerated() where !rows.isEmpty {
+                aggregator.start(spot)
+                aggregator.add(UnsafeBufferPointer(rebasing: rowDistance[rows]))
+                if let finished = aggregator.finish() { spotDistance[spot] = finished.distance }
             }
         }
         return spotDistance
+    }
+
+    /// How many of a spot's smallest row distances its aggregated distance is the mean of.
+    private var keptPerSpot: Int {
+        switch aggregation {
+        case .best: 1
+        case .meanOfBest(let count): max(1, count)
+        }
     }
 
     /// The `limit` spots nearest to `query`, nearest first, each at its aggregated distance.
@@ -248,17 +224,9 @@ public struct Locator: Sendable {
     }
 
     func nearest(_ spotDistance: [Float], in map: RadioMap, limit: Int) -> [SpotCandidate] {
-        // Partial selection: keep the best `limit` in a small sorted buffer.
-        var best: [SpotCandidate] = []
-        best.reserveCapacity(limit + 1)
-        for (index, distance) in spotDistance.enumerated() where distance.isFinite {
-            if best.count == limit, let last = best.last, distance >= last.distance { continue }
-            let candidate = SpotCandidate(spotIndex: index, spot: map.spots[index], distance: distance)
-            let position = best.firstIndex { distance < $0.distance } ?? best.endIndex
-            best.insert(candidate, at: position)
-            if best.count > limit { best.removeLast() }
-        }
-        return best
+        var nearest = NearestCandidates(limit: limit)
+        for (spot, distance) in spotDistance.enumerated() { nearest.offer(spot: spot, distance: distance, in: map) }
+        return nearest.candidates
     }
 }
 
