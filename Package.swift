@@ -49,9 +49,11 @@ let package = Package(
             pkgConfig: "blas",
             providers: [.apt(["libblas-dev"])]
         ),
+        /// The prefetch hint the matcher's kernels give the CPU (Swift has no intrinsic for it).
+        .target(name: "MatcherHints"),
         .target(
             name: "Positioning",
-            dependencies: ["CBLAS"],
+            dependencies: ["CBLAS", "MatcherHints"],
             swiftSettings: swiftSettings
         ),
         // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder),

@@ -130,6 +130,22 @@ struct CandidateSearchTests {
         #expect(standard.equalShare >= 0.999, "\(standard.equalShare)")
     }
 
+    @Test("a batch through the default search answers exactly as its queries one by one, in its order")
+    func batchEqualsSingle() throws {
+        // Given a 4-floor venue large enough to be searched approximately, and 64 scans between its spots
+        let venue = try Self.syntheticVenue(beaconsPerFloor: 64, floors: 4, fingerprints: 16_000, queries: 64)
+        let map = try RadioMap(spots: venue.spots, fingerprints: venue.references, representation: DecibelOffsetMetric().representation)
+        #expect(map.blockCount >= Locator.smallMapBlocks)
+        let locator = Locator(metric: DecibelOffsetMetric(), estimator: WeightedNearestSpots(neighbourCount: 4))
+        // And one query that hears nothing the survey heard
+        let queries = venue.queries.map { map.query(for: $0) } + [map.query(for: Fixtures.fingerprint(rssi: [9_999: -50]))]
+        // When they are located as one batch, which reorders them by where they read the map
+        let batch = locator.locate(batch: queries, in: map)
+        // Then every answer is the one the query gets alone, at its own index
+        #expect(batch == queries.map { locator.locate($0, in: map) })
+        #expect(batch.last?.position == nil)
+    }
+
     @Test("a query hearing no surveyed beacon selects nothing and is unknown either way")
     func nothingHeard() throws {
         // Given a map of two spots, and a query of a beacon the survey never heard

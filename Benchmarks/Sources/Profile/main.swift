@@ -1,5 +1,5 @@
 // Loops for a profiler (callgrind counts instructions reliably; perf samples time):
-//   .build/release/Profile locate [fingerprints] [iterations]
+//   .build/release/Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
 //   .build/release/Profile record VENUE.json SURVEY.jsonl       (decode, build and store, phase by phase)
 //   valgrind --tool=callgrind .build/release/Profile locate 100000 20
 import FingerprintStore
@@ -46,11 +46,41 @@ case "record":
         radio map of \(map!.count) fingerprints: read from the store \(loading), laid out \(building)
         """)
 default:
+    // Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
     let iterations = arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100
-    let venue = SyntheticVenue(fingerprints: size)
-    let locator = PositioningConfiguration().locator
+    let large = arguments.count > 4 && arguments[4] == "large"
+    let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: large ? 100 : 32, floors: large ? 4 : 1)
+    var locator = PositioningConfiguration().locator
+    locator.maximumDistance = nil
+    switch arguments.count > 5 ? arguments[5] : "default" {
+    case "exhaustive": locator.candidateSearch = .exhaustive
+    case "index": locator.candidateSearch = .beaconIndex
+    default: break
+    }
     let queries = venue.queries.map { venue.map.query(for: $0) }
+    let selected = queries.map { venue.map.candidateBlocks(for: $0, search: locator.candidateSearch).blockCount }
+    print("\(venue.summary); \(locator.candidateSearch) selects \(selected.reduce(0, +) / selected.count) of \(venue.map.blockCount) blocks on average; queries hear \(queries.map(\.presentColumns.count).reduce(0, +) / queries.count) beacons")
+    if arguments.count > 6 {
+        // Beacons heard per block of 8 (the union over its rows), over every block.
+        var histogram: [Int] = []
+        for block in 0..<venue.map.blockCount {
+            var heard = 0
+            for column in 0..<venue.map.beaconCount {
+                let base = block * venue.map.beaconCount * 8 + column * 8
+                if (0..<8).contains(where: { venue.map.compact[base + $0] >= 0 }) { heard += 1 }
+            }
+            histogram.append(heard)
+        }
+        histogram.sort()
+        print("beacons per block: min \(histogram.first!), median \(histogram[histogram.count / 2]), max \(histogram.last!), mean \(histogram.reduce(0, +) / histogram.count)")
+    }
+    // What a batch of all the queries could share: blocks the 64 selections have in common.
+    var union = Set<Int>()
+    for query in queries {
+        for run in venue.map.candidateBlocks(for: query, search: locator.candidateSearch).runs { union.formUnion(run) }
+    }
+    print("a batch of \(queries.count) reads \(selected.reduce(0, +)) blocks query by query, \(union.count) distinct")
     var located = 0
     let elapsed = clock.measure {
         for iteration in 0..<iterations {
@@ -58,4 +88,9 @@ default:
         }
     }
     print("\(iterations) locates on \(venue.map.count) fingerprints: \(elapsed / iterations) each, \(located) located")
+    let rounds = max(1, iterations / queries.count)
+    let batches = clock.measure {
+        for _ in 0..<rounds { located += locator.locate(batch: queries, in: venue.map).count }
+    }
+    print("\(rounds) batches of \(queries.count): \(batches / rounds) each, \(batches / rounds / queries.count) per query")
 }

@@ -140,25 +140,48 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
         precondition(!candidates.isEmpty, "estimate needs at least one candidate")
         let neighbours = candidates.prefix(neighbourCount)
         let best = neighbours.first!.distance
-        let weights = neighbours.map { weighting.weight(for: $0.distance, best: best) }
-
-        var floorWeights: [Int: Double] = [:]
-        for (neighbour, weight) in zip(neighbours, weights) { floorWeights[neighbour.spot.floor, default: 0] += weight }
-        // Ties go to the floor of the best candidate, so the answer never depends on dictionary order.
-        let bestFloor = neighbours.first!.spot.floor
-        let floor = floorWeights.max { lhs, rhs in
-            lhs.value != rhs.value ? lhs.value < rhs.value : (rhs.key == bestFloor)
-        }!.key
-
-        var totalWeight = 0.0, x = 0.0, y = 0.0
-        for (neighbour, weight) in zip(neighbours, weights) where neighbour.spot.floor == floor {
-            totalWeight += weight
-            x += weight * neighbour.spot.x
-            y += weight * neighbour.spot.y
+        // On the stack, as everything else here: a locate allocates only its answer's arrays.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: neighbours.count) { weights in
+            for (index, neighbour) in neighbours.enumerated() {
+                weights[index] = weighting.weight(for: neighbour.distance, best: best)
+            }
+            let weights = UnsafeBufferPointer(weights)
+            let floor = Self.heaviestFloor(of: neighbours, weights: weights)
+            var totalWeight = 0.0, x = 0.0, y = 0.0
+            for (neighbour, weight) in zip(neighbours, weights) where neighbour.spot.floor == floor {
+                totalWeight += weight
+                x += weight * neighbour.spot.x
+                y += weight * neighbour.spot.y
+            }
+            x /= totalWeight
+            y /= totalWeight
+            return position(x: x, y: y, floor: floor, neighbours: neighbours, weights: weights, candidates: candidates, best: best, spots: spots)
         }
-        x /= totalWeight
-        y /= totalWeight
+    }
 
+    /// The floor whose neighbours weigh the most; ties go to the best candidate's floor (met first), then to
+    /// the floor met first, so the answer never depends on anything but the candidates' order.
+    private static func heaviestFloor(of neighbours: ArraySlice<SpotCandidate>, weights: UnsafeBufferPointer<Double>) -> Int {
+        var floor = neighbours.first!.spot.floor, heaviest = -Double.infinity
+        for (index, neighbour) in zip(neighbours.indices, neighbours) {
+            let candidate = neighbour.spot.floor
+            let offset = index - neighbours.startIndex
+            // Each floor once, at its first neighbour: its weight summed in candidate order.
+            guard !neighbours[neighbours.startIndex..<index].contains(where: { $0.spot.floor == candidate }) else { continue }
+            var total = 0.0
+            for (other, weight) in zip(neighbours[index...], weights[offset...]) where other.spot.floor == candidate { total += weight }
+            if total > heaviest {
+                heaviest = total
+                floor = candidate
+            }
+        }
+        return floor
+    }
+
+    private func position(
+        x: Double, y: Double, floor: Int, neighbours: ArraySlice<SpotCandidate>, weights: UnsafeBufferPointer<Double>,
+        candidates: [SpotCandidate], best: Float, spots: [Spot]
+    ) -> Position {
         let spread: PositionCovariance = switch uncertainty {
         case .neighbourSpread:
             Self.secondMoment(of: zip(neighbours, weights).lazy.map { ($0.0.spot, $0.1) }, floor: floor, aroundX: x, y: y)

@@ -20,6 +20,17 @@ public struct BlockSelection: Sendable, Hashable {
         BlockSelection(runs: map.blockCount > 0 ? [0..<map.blockCount] : [])
     }
 
+    /// The block in the middle of the selection (half the selected blocks before it), or -1 when empty:
+    /// where in the map the selection lies, to order queries that read the same blocks one after another.
+    public var middleBlock: Int {
+        var remaining = blockCount / 2
+        for run in runs {
+            if remaining < run.count { return run.lowerBound + remaining }
+            remaining -= run.count
+        }
+        return -1
+    }
+
     /// Distances a packed buffer of this selection holds (padding rows of a partly filled last block included).
     public var packedCount: Int { blockCount * RadioMap.lanes }
 
@@ -53,14 +64,17 @@ public enum CandidateSearch: Hashable, Sendable {
     /// no distance to it under every metric, so the answer is the exhaustive search's, while a large venue
     /// (several floors, hundreds of beacons) reads only the neighbourhood of what the phone hears.
     case beaconIndex
-    /// Only the blocks in which some fingerprint ranks one of the query's `queryBeacons` strongest beacons
-    /// among its own `referenceRank` strongest (at most ``RadioMap/rankedBeacons``). Approximate: a
-    /// fingerprint none of whose strongest beacons is among the query's strongest is taken to be far
-    /// away. Where that keeps more than `maximumShare` of the map's blocks (a small venue, where every
-    /// fingerprint hears the same few beacons) the saving is small and the exact ``beaconIndex`` is used
-    /// instead, so only large venues are ever searched approximately. Its recall of the exhaustive
-    /// search's nearest spots is measured in CandidateSearchTests.
-    case strongestBeacons(queryBeacons: Int, referenceRank: Int, maximumShare: Double)
+    /// Only the blocks in which at least `minimumShared` of the query's `queryBeacons` strongest beacons are
+    /// each ranked by some fingerprint among its own `referenceRank` strongest (at most
+    /// ``RadioMap/rankedBeacons``). Approximate: a fingerprint that shares too few of its strongest beacons
+    /// with the query's strongest is taken to be far away. Only large venues are ever searched this way:
+    /// - a map of fewer than `exactBelowBlocks` blocks is searched by the exact ``beaconIndex``: it is read
+    ///   whole in well under a millisecond, too little to trade any answer for;
+    /// - where the selection keeps more than `maximumShare` of the map's blocks (every fingerprint hears
+    ///   the same few strong beacons) the saving is small, and the exact ``beaconIndex`` is read instead.
+    ///
+    /// Its recall of the exhaustive search's nearest spots is measured in CandidateSearchTests.
+    case strongestBeacons(queryBeacons: Int, referenceRank: Int, minimumShared: Int, maximumShare: Double, exactBelowBlocks: Int)
 }
 
 extension RadioMap {
@@ -87,21 +101,48 @@ extension RadioMap {
         switch search {
         case .exhaustive: return .all(of: self)
         case .beaconIndex: return candidateBlocks(for: query)
-        case .strongestBeacons(let queryBeacons, let referenceRank, let maximumShare):
-            let selection = strongestBeaconBlocks(for: query, queryBeacons: queryBeacons, referenceRank: referenceRank)
-            let narrow = selection.blockCount > 0 && Double(selection.blockCount) <= maximumShare * Double(blockCount)
-            return narrow ? selection : candidateBlocks(for: query)
+        case .strongestBeacons(let queryBeacons, let referenceRank, let minimumShared, let maximumShare, let exactBelowBlocks):
+            let words = (blockCount + 63) / 64
+            guard words > 0 else { return BlockSelection(runs: []) }
+            guard blockCount >= exactBelowBlocks else { return candidateBlocks(for: query) }
+            let narrow: BlockSelection? = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
+                let selected = markStrongestBeaconBlocks(
+                    for: query, queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared, in: bits)
+                // Too wide a selection saves little: the exact index is read instead, without laying this one out.
+                guard selected > 0, Double(selected) <= maximumShare * Double(blockCount) else { return nil }
+                return Self.runs(of: bits, blockCount: blockCount)
+            }
+            return narrow ?? candidateBlocks(for: query)
         }
     }
 
-    /// The blocks in which some fingerprint ranks one of `query`'s `queryBeacons` strongest beacons among
-    /// its own `referenceRank` strongest.
-    public func strongestBeaconBlocks(for query: QueryVector, queryBeacons: Int, referenceRank: Int) -> BlockSelection {
+    /// The blocks in which at least `minimumShared` of `query`'s `queryBeacons` strongest beacons are each
+    /// ranked by some fingerprint among its own `referenceRank` strongest.
+    public func strongestBeaconBlocks(
+        for query: QueryVector, queryBeacons: Int, referenceRank: Int, minimumShared: Int = 1
+    ) -> BlockSelection {
         let words = (blockCount + 63) / 64
-        let wanted = max(1, min(queryBeacons, 8)), rank = UInt8(max(1, min(referenceRank, Self.rankedBeacons)))
         guard words > 0 else { return BlockSelection(runs: []) }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
-            bits.initialize(repeating: 0)
+            markStrongestBeaconBlocks(
+                for: query, queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared, in: bits)
+            return Self.runs(of: bits, blockCount: blockCount)
+        }
+    }
+
+    /// Sets the bits of ``strongestBeaconBlocks(for:queryBeacons:referenceRank:minimumShared:)``'s blocks in
+    /// `bits` (one per block, cleared first) and returns how many are set.
+    @discardableResult
+    private func markStrongestBeaconBlocks(
+        for query: QueryVector, queryBeacons: Int, referenceRank: Int, minimumShared: Int, in bits: UnsafeMutableBufferPointer<UInt64>
+    ) -> Int {
+        let wanted = max(1, min(queryBeacons, 8)), rank = UInt8(max(1, min(referenceRank, Self.rankedBeacons)))
+        let shared = UInt8(max(1, min(minimumShared, wanted)))
+        bits.initialize(repeating: 0)
+        var selected = 0
+        // How many of the chosen beacons each block ranks, where more than one must be: one byte per block.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: shared > 1 ? blockCount : 0) { counts in
+            counts.initialize(repeating: 0)
             withUnsafeTemporaryAllocation(of: Int.self, capacity: wanted) { chosen in
                 // The query's strongest columns, strongest first (ties: the lower column), by insertion.
                 var count = 0
@@ -121,12 +162,21 @@ extension RadioMap {
                 for column in chosen.prefix(count) {
                     for entry in strongBlocks[strongStart[column]..<strongStart[column + 1]] where entry.rank < rank {
                         let block = Int(entry.block)
-                        bits[block / 64] |= 1 << UInt64(block % 64)
+                        if shared > 1 {
+                            // A column lists a block once, so a block's count is the number of chosen beacons it ranks.
+                            counts[block] += 1
+                            guard counts[block] == shared else { continue }
+                        }
+                        let bit: UInt64 = 1 << UInt64(block % 64)
+                        if bits[block / 64] & bit == 0 {
+                            bits[block / 64] |= bit
+                            selected += 1
+                        }
                     }
                 }
             }
-            return Self.runs(of: bits, blockCount: blockCount)
         }
+        return selected
     }
 
     /// The runs of blocks in which at least one fingerprint hears the beacon of `column`, ascending.

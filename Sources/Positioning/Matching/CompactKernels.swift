@@ -1,3 +1,5 @@
+import MatcherHints
+
 /// Vectorised loops over a radio map's compact matrix. Each SIMD lane is one reference fingerprint: a
 /// block of 8 fingerprints is compared with the query beacon by beacon, visiting only the beacons the
 /// query sees, and yields 8 sets of sums with no horizontal reduction. They read a third of the bytes of
@@ -46,10 +48,19 @@ enum CompactKernels {
                     guard let base = compact.baseAddress else { return }
                     let raw = UnsafeRawPointer(base)
                     let stride = MemoryLayout<Vector>.stride
+                    let blockStride = width * lanes * MemoryLayout<Float>.stride
                     var slot = 0
-                    for run in blocks.runs {
+                    for (runIndex, run) in blocks.runs.enumerated() {
                       for block in run {
-                        let blockBytes = block * width * lanes * MemoryLayout<Float>.stride
+                        let blockBytes = block * blockStride
+                        // The next selected block's lines are requested now, so that on a map larger than the
+                        // cache they arrive while this block is computed rather than one miss at a time.
+                        let next = block + 1 < run.upperBound
+                            ? block + 1 : runIndex + 1 < blocks.runs.count ? blocks.runs[runIndex + 1].lowerBound : nil
+                        if let next {
+                            let nextBlock = raw + next * blockStride
+                            for column in columns { beaconfix_prefetch(nextBlock + column * stride) }
+                        }
                         var sums = Sums()
                         for column in columns {
                             let reference = raw.loadUnaligned(fromByteOffset: blockBytes + column * stride, as: Vector.self)

@@ -37,12 +37,18 @@ public struct Locator: Sendable {
     /// Which reference fingerprints a query is compared with (``defaultCandidateSearch`` unless told).
     public var candidateSearch: CandidateSearch
 
-    /// The query's 6 strongest beacons among each fingerprint's 8 strongest, where that keeps at most a
-    /// quarter of the map; the exact beacon index otherwise. Chosen on synthetic venues (CandidateSearchTests,
-    /// README "Performance"): on 4 and 8 floors of 100 beacons it reads 5–9% of the map and finds every
-    /// one of the exhaustive search's 8 nearest spots; on the shared datasets, small venues where every
-    /// fingerprint hears the same strong beacons, it falls back to the exact index and answers exactly.
-    public static let defaultCandidateSearch = CandidateSearch.strongestBeacons(queryBeacons: 6, referenceRank: 8, maximumShare: 0.25)
+    /// The blocks where one of the query's 6 strongest beacons is among a fingerprint's 6 strongest, where
+    /// that keeps at most a quarter of a large map; the exact beacon index otherwise. Chosen on synthetic
+    /// venues, never on a walk (CandidateSearchChoiceTests reruns the choice): the cheapest setting of a grid
+    /// that finds every one of the exhaustive search's 8 nearest spots and 99.9% of its 32 nearest (the most
+    /// a tuned locator reads) on 4 and 8 floors of 64 and 100 beacons, reading at most 11% of their maps.
+    /// Maps under ``smallMapBlocks`` blocks, every shared dataset among them, are searched exactly.
+    public static let defaultCandidateSearch = CandidateSearch.strongestBeacons(
+        queryBeacons: 6, referenceRank: 6, minimumShared: 1, maximumShare: 0.25, exactBelowBlocks: smallMapBlocks)
+
+    /// Maps of fewer blocks than this (8,192 fingerprints) are always searched exactly: the shared datasets
+    /// and most single venues, whose every answer is then the exhaustive search's.
+    public static let smallMapBlocks = 1_024
 
     public init(
         metric: any FingerprintMetric,
@@ -72,17 +78,34 @@ public struct Locator: Sendable {
     /// Locates a query already laid out along `map`'s columns.
     public func locate(_ query: QueryVector, in map: RadioMap) -> LocationResult {
         if let early = precheck(query) { return early }
-        let blocks = map.candidateBlocks(for: query, search: candidateSearch)
-        return withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
+        return locate(query, blocks: map.candidateBlocks(for: query, search: candidateSearch), in: map)
+    }
+
+    private func locate(_ query: QueryVector, blocks: BlockSelection, in map: RadioMap) -> LocationResult {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
             metric.distances(from: query, in: map, blocks: blocks, into: packed)
             return result(for: query, distances: UnsafeBufferPointer(packed), blocks: blocks, in: map)
         }
     }
 
-    /// Locates several queries, reading the map once for all of them when the metric can (the
-    /// squared-Euclidean family): what a server batching concurrent requests would call.
+    /// Locates several queries: what a server batching concurrent requests would call. The answers are
+    /// those of ``locate(_:in:)-(QueryVector,_)`` one by one.
+    /// - The exhaustive search reads the map once for all of them when the metric can (the
+    ///   squared-Euclidean family's BLAS kernel).
+    /// - A candidate search locates them one after the other, ordered by where their selections lie in the
+    ///   map: queries from the same part of the venue select the same blocks, and the next one finds them
+    ///   still in the cache instead of reading them from memory again.
     public func locate(batch queries: [QueryVector], in map: RadioMap) -> [LocationResult] {
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count * queries.count) { rowDistances in
+        guard candidateSearch == .exhaustive else {
+            let selections = queries.map { precheck($0) == nil ? map.candidateBlocks(for: $0, search: candidateSearch) : nil }
+            let order = queries.indices.sorted { (selections[$0]?.middleBlock ?? -1, $0) < (selections[$1]?.middleBlock ?? -1, $1) }
+            var answers = [LocationResult?](repeating: nil, count: queries.count)
+            for index in order {
+                answers[index] = selections[index].map { locate(queries[index], blocks: $0, in: map) } ?? precheck(queries[index])
+            }
+            return answers.map { $0! }
+        }
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: map.count * queries.count) { rowDistances in
             metric.distances(from: queries, in: map, into: rowDistances)
             let all = BlockSelection.all(of: map)
             return queries.enumerated().map { index, query in
@@ -118,9 +141,11 @@ public struct Locator: Sendable {
     private func result(
         for query: QueryVector, distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap
     ) -> LocationResult {
-        let candidates = nearestSpots(distances, blocks: blocks, in: map, limit: max(candidateCount, estimator.candidatesWanted))
+        // Interpolating between fingerprints, the spots are only listed: no more are gathered than are listed.
+        let spotsWanted = self.neighbours == .spots ? max(candidateCount, estimator.candidatesWanted) : candidateCount
+        let candidates = nearestSpots(distances, blocks: blocks, in: map, limit: spotsWanted)
         guard let best = candidates.first else { return unknown(.noCommonBeacon, query) }
-        let listed = Array(candidates.prefix(candidateCount))
+        let listed = candidates.count <= candidateCount ? candidates : Array(candidates.prefix(candidateCount))
         if let maximumDistance, best.distance > maximumDistance {
             return unknown(.tooFar(distance: best.distance, threshold: maximumDistance), query, candidates: listed)
         }

@@ -62,7 +62,7 @@ public struct RadioMap: Sendable {
     let columnRuns: [Range<Int>]
     /// Per beacon, the blocks in which some fingerprint ranks it among its ``rankedBeacons`` strongest,
     /// with the best such rank (0 the strongest): column `c`'s are
-    /// `strongBlocks[strongStart[c] ..< strongStart[c + 1]]`, by ascending block (``strongestBeaconBlocks(for:queryBeacons:referenceRank:)``).
+    /// `strongBlocks[strongStart[c] ..< strongStart[c + 1]]`, by ascending block (``strongestBeaconBlocks(for:queryBeacons:referenceRank:minimumShared:)``).
     let strongStart: [Int]
     let strongBlocks: [StrongBlock]
 
