@@ -1,2 +1,2 @@
-// The target's one function is static inline in its header; SwiftPM wants a C source to build the target.
+// The target's functions are static inline in its header; SwiftPM wants a C source to build the target.
 #include "MatcherHints.h"

@@ -31,6 +31,12 @@ public struct BlockSelection: Sendable, Hashable {
         return -1
     }
 
+    /// The selected block after `block` (which lies in the run at `runIndex`), nil after the last.
+    @inline(__always)
+    func block(after block: Int, inRun runIndex: Int) -> Int? {
+        block + 1 < runs[runIndex].upperBound ? block + 1 : runIndex + 1 < runs.count ? runs[runIndex + 1].lowerBound : nil
+    }
+
     /// Distances a packed buffer of this selection holds (padding rows of a partly filled last block included).
     public var packedCount: Int { blockCount * RadioMap.lanes }
 
@@ -225,28 +231,28 @@ extension RadioMap {
         }
     }
 
-    /// Builds the per-beacon block runs from the compact matrix: `(runStart, runs)` where column `c`'s runs
+    /// Builds the per-beacon block runs from the blocks' columns: `(runStart, runs)` where column `c`'s runs
     /// are `runs[runStart[c] ..< runStart[c + 1]]`.
-    static func blockRunIndex(compact: [Float], blockCount: Int, beaconCount: Int) -> (start: [Int], runs: [Range<Int>]) {
+    static func blockRunIndex(storage: BlockStorage, blockCount: Int, beaconCount: Int) -> (start: [Int], runs: [Range<Int>]) {
+        var perColumn = [[Range<Int>]](repeating: [], count: beaconCount)
+        let values = storage.values
+        for block in 0..<blockCount {
+            storage.forEachColumn(ofBlock: block, beaconCount: beaconCount) { column, offset in
+                // A dense block stores every column: only those some row hears count.
+                guard (0..<Self.lanes).contains(where: { values[offset + $0] != Self.absent }) else { return }
+                if let last = perColumn[column].last, last.upperBound == block {
+                    perColumn[column][perColumn[column].count - 1] = last.lowerBound..<(block + 1)
+                } else {
+                    perColumn[column].append(block..<(block + 1))
+                }
+            }
+        }
         var start = [Int](repeating: 0, count: beaconCount + 1)
         var runs: [Range<Int>] = []
-        let lanes = Self.lanes
-        compact.withUnsafeBufferPointer { compact in
-            for column in 0..<beaconCount {
-                start[column] = runs.count
-                var open: Int?
-                for block in 0..<blockCount {
-                    let base = block * beaconCount * lanes + column * lanes
-                    var heard = false
-                    for lane in 0..<lanes where compact[base + lane] != Self.absent { heard = true }
-                    if heard, open == nil { open = block }
-                    if !heard, let first = open {
-                        runs.append(first..<block)
-                        open = nil
-                    }
-                }
-                if let first = open { runs.append(first..<blockCount) }
-            }
+        runs.reserveCapacity(perColumn.reduce(0) { $0 + $1.count })
+        for (column, list) in perColumn.enumerated() {
+            start[column] = runs.count
+            runs.append(contentsOf: list)
         }
         start[beaconCount] = runs.count
         return (start, runs)

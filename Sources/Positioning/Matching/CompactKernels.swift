@@ -1,8 +1,9 @@
 import MatcherHints
 
-/// Vectorised loops over a radio map's compact matrix. Each SIMD lane is one reference fingerprint: a
-/// block of 8 fingerprints is compared with the query beacon by beacon, visiting only the beacons the
-/// query sees, and yields 8 sets of sums with no horizontal reduction. They read a third of the bytes of
+/// Vectorised loops over a radio map's blocks. Each SIMD lane is one reference fingerprint: a block of 8
+/// fingerprints is compared with the query beacon by beacon, visiting only the beacons the query sees (a
+/// dense block) or the block stores (a sparse one, ``BlockStorage``), and yields 8 sets of sums with no
+/// horizontal reduction. They read a third of the bytes of
 /// the BLAS layout and allocate nothing (README, "Performance", for the measurements against BLAS).
 enum CompactKernels {
     typealias Vector = SIMD8<Float>
@@ -19,30 +20,91 @@ enum CompactKernels {
         var commonReference = Vector(repeating: 0)
     }
 
-    /// The kinds of sums the metrics need.
-    enum Kind {
-        /// `first` = Σ (q − r)², `second` = Σ (q − r), over shared beacons.
-        case squaredDifferences
-        /// `first` = Σ |q − r| over shared beacons.
-        case absoluteDifferences
-        /// `first` = Σ |q − r| over the query's beacons with absent r read as 0, `second` = Σ r there
-        /// (Sørensen completes the union with the rows' value sums).
-        case unionAbsoluteDifferences
-        /// As ``squaredDifferences``, plus `commonReference` = Σ r over shared beacons (the dB-offset metric
-        /// recovers both sides' one-sided sums from it and the value sums).
-        case squaredDifferencesAndReferenceSum
+    /// The kinds of sums the metrics need, one type each so that every kernel is compiled for its own kind
+    /// alone (a kind passed as a value left a switch per column where the optimiser would not inline it).
+    protocol Kind {
+        /// Adds one column of 8 rows to `sums`: `reference` the rows' values, `q` the query's value
+        /// broadcast, `absent` the lanes that count as not heard.
+        static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums)
+        /// Whether `first` sums over all the query's beacons, also those a reference does not hear.
+        static var sumsOverQueryBeacons: Bool { get }
+    }
+
+    /// `first` = Σ (q − r)², `second` = Σ (q − r), over shared beacons.
+    enum SquaredDifferences: Kind {
+        @inline(__always)
+        static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums) {
+            let both = Vector(repeating: 1).replacing(with: 0, where: absent)
+            let difference = (q - reference).replacing(with: 0, where: absent)
+            // Not addProduct: the baseline x86-64 target has no FMA, which makes it a libm call per lane.
+            sums.first += difference * difference
+            sums.second += difference
+            sums.common += both
+        }
+        static var sumsOverQueryBeacons: Bool { false }
+    }
+
+    /// `first` = Σ |q − r| over shared beacons.
+    enum AbsoluteDifferences: Kind {
+        @inline(__always)
+        static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums) {
+            let both = Vector(repeating: 1).replacing(with: 0, where: absent)
+            let difference = q - reference
+            sums.first += both * difference.replacing(with: -difference, where: difference .< 0)
+            sums.common += both
+        }
+        static var sumsOverQueryBeacons: Bool { false }
+    }
+
+    /// `first` = Σ |q − r| over the query's beacons with absent r read as 0, `second` = Σ r there
+    /// (Sørensen completes the union with the rows' value sums).
+    enum UnionAbsoluteDifferences: Kind {
+        @inline(__always)
+        static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums) {
+            let present = reference.replacing(with: 0, where: absent)
+            let difference = q - present
+            sums.first += difference.replacing(with: -difference, where: difference .< 0)
+            sums.second += present
+            sums.common += Vector(repeating: 1).replacing(with: 0, where: absent)
+        }
+        static var sumsOverQueryBeacons: Bool { true }
+    }
+
+    /// As ``SquaredDifferences``, plus `commonReference` = Σ r over shared beacons (the dB-offset metric
+    /// recovers both sides' one-sided sums from it and the value sums).
+    enum SquaredDifferencesAndReferenceSum: Kind {
+        @inline(__always)
+        static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums) {
+            SquaredDifferences.add(reference, query: q, absent: absent, to: &sums)
+            sums.commonReference += reference.replacing(with: 0, where: absent)
+        }
+        static var sumsOverQueryBeacons: Bool { false }
     }
 
     /// Calls `body(block, slot, sums)` for every block of 8 rows of `map` that `blocks` selects, in order;
     /// `slot` counts the selected blocks (where a packed buffer keeps the block's distances).
     @inline(__always)
-    static func forEachBlock(
-        of map: RadioMap, query: QueryVector, kind: Kind, blocks: BlockSelection,
+    static func forEachBlock<K: Kind>(
+        of map: RadioMap, query: QueryVector, kind: K.Type, blocks: BlockSelection,
         _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
     ) {
-        let width = map.beaconCount, lanes = RadioMap.lanes
-        let zero = Vector(repeating: 0), one = Vector(repeating: 1)
-        map.compact.withUnsafeBufferPointer { compact in
+        switch map.storage {
+        case .dense(let values):
+            forEachDenseBlock(values: values, width: map.beaconCount, query: query, kind: kind, blocks: blocks, body)
+        case .sparse(let columnStart, let columns, let values):
+            forEachSparseBlock(
+                columnStart: columnStart, columns: columns, values: values, query: query, kind: kind, blocks: blocks, body)
+        }
+    }
+
+    /// Dense blocks: the query's columns of each block, at fixed offsets.
+    @inline(__always)
+    private static func forEachDenseBlock<K: Kind>(
+        values blockValues: [Float], width: Int, query: QueryVector, kind: K.Type, blocks: BlockSelection,
+        _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
+    ) {
+        let lanes = RadioMap.lanes
+        blockValues.withUnsafeBufferPointer { compact in
             query.presentColumns.withUnsafeBufferPointer { columns in
                 query.values.withUnsafeBufferPointer { values in
                     guard let base = compact.baseAddress else { return }
@@ -55,48 +117,69 @@ enum CompactKernels {
                         let blockBytes = block * blockStride
                         // The next selected block's lines are requested now, so that on a map larger than the
                         // cache they arrive while this block is computed rather than one miss at a time.
-                        let next = block + 1 < run.upperBound
-                            ? block + 1 : runIndex + 1 < blocks.runs.count ? blocks.runs[runIndex + 1].lowerBound : nil
-                        if let next {
+                        if let next = blocks.block(after: block, inRun: runIndex) {
                             let nextBlock = raw + next * blockStride
                             for column in columns { beaconfix_prefetch(nextBlock + column * stride) }
                         }
                         var sums = Sums()
                         for column in columns {
                             let reference = raw.loadUnaligned(fromByteOffset: blockBytes + column * stride, as: Vector.self)
-                            let absent = reference .< zero
-                            let q = Vector(repeating: values[column])
-                            switch kind {
-                            case .squaredDifferences:
-                                let both = one.replacing(with: 0, where: absent)
-                                let difference = (q - reference).replacing(with: 0, where: absent)
-                                // Not addProduct: the baseline x86-64 target has no FMA, which makes it a libm call per lane.
-                                sums.first += difference * difference
-                                sums.second += difference
-                                sums.common += both
-                            case .absoluteDifferences:
-                                let both = one.replacing(with: 0, where: absent)
-                                let difference = q - reference
-                                sums.first += both * difference.replacing(with: -difference, where: difference .< zero)
-                                sums.common += both
-                            case .unionAbsoluteDifferences:
-                                let present = reference.replacing(with: 0, where: absent)
-                                let difference = q - present
-                                sums.first += difference.replacing(with: -difference, where: difference .< zero)
-                                sums.second += present
-                                sums.common += one.replacing(with: 0, where: absent)
-                            case .squaredDifferencesAndReferenceSum:
-                                let both = one.replacing(with: 0, where: absent)
-                                let difference = (q - reference).replacing(with: 0, where: absent)
-                                sums.first += difference * difference
-                                sums.second += difference
-                                sums.common += both
-                                sums.commonReference += reference.replacing(with: 0, where: absent)
-                            }
+                            K.add(reference, query: Vector(repeating: values[column]), absent: reference .< 0, to: &sums)
                         }
                         body(block, slot, sums)
                         slot += 1
                       }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sparse blocks: each block's own columns, read as one stream; a column the query does not hear adds
+    /// nothing (all its lanes count as absent). Picking out the shared columns first, without a branch, was
+    /// measured no faster.
+    @inline(__always)
+    private static func forEachSparseBlock<K: Kind>(
+        columnStart: [Int], columns: [Int32], values blockValues: [Float], query: QueryVector, kind: K.Type,
+        blocks: BlockSelection, _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
+    ) {
+        let stride = MemoryLayout<Vector>.stride
+        columnStart.withUnsafeBufferPointer { starts in
+            columns.withUnsafeBufferPointer { columns in
+                blockValues.withUnsafeBufferPointer { compact in
+                    query.values.withUnsafeBufferPointer { queryValues in
+                        query.mask.withUnsafeBufferPointer { queryMask in
+                            guard let base = compact.baseAddress else { return }
+                            let raw = UnsafeRawPointer(base)
+                            var slot = 0
+                            for (runIndex, run) in blocks.runs.enumerated() {
+                                for block in run {
+                                    if let next = blocks.block(after: block, inRun: runIndex) {
+                                        // The whole next block and its column list.
+                                        let stored = starts[next + 1] - starts[next]
+                                        beaconfix_prefetch_range(raw + starts[next] * stride, stored * stride)
+                                        beaconfix_prefetch_range(
+                                            UnsafeRawPointer(columns.baseAddress! + starts[next]), stored * MemoryLayout<Int32>.stride)
+                                    }
+                                    var sums = Sums()
+                                    for index in starts[block]..<starts[block + 1] {
+                                        let column = Int(columns[index])
+                                        let reference = raw.loadUnaligned(fromByteOffset: index * stride, as: Vector.self)
+                                        let value = Vector(repeating: queryValues[column])
+                                        // Every lane is absent in a column the query does not hear (values are at least 0).
+                                        let absentBelow = Vector(repeating: queryMask[column] > 0 ? 0 : .infinity)
+                                        K.add(reference, query: value, absent: reference .< absentBelow, to: &sums)
+                                        // The union kind sums over all the query's beacons, also those the block does
+                                        // not store: each stored one adds |q − r| − q, and Σ q (values are at least 0)
+                                        // completes it.
+                                        if K.sumsOverQueryBeacons { sums.first -= value }
+                                    }
+                                    if K.sumsOverQueryBeacons { sums.first += Vector(repeating: query.valueSum) }
+                                    body(block, slot, sums)
+                                    slot += 1
+                                }
+                            }
+                        }
                     }
                 }
             }

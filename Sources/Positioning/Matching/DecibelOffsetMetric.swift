@@ -92,7 +92,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         let queryPresent = Vector(repeating: query.presentCount), queryValues = Vector(repeating: query.valueSum)
         map.presentCount.withUnsafeBytes { present in
             map.valueSum.withUnsafeBytes { valueSum in
-                CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferencesAndReferenceSum, blocks: blocks) { block, slot, sums in
+                CompactKernels.forEachBlock(of: map, query: query, kind: CompactKernels.SquaredDifferencesAndReferenceSum.self, blocks: blocks) { block, slot, sums in
                     let offset = block * MemoryLayout<Vector>.stride
                     let referencePresent = present.loadUnaligned(fromByteOffset: offset, as: Vector.self)
                     let referenceValues = valueSum.loadUnaligned(fromByteOffset: offset, as: Vector.self)

@@ -203,7 +203,7 @@ struct SquaredDifferenceSums {
         case .simd:
             map.presentCount.withUnsafeBytes { present in
                 let queryPresent = Vector(repeating: query.presentCount)
-                CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferences, blocks: blocks) { block, slot, sums in
+                CompactKernels.forEachBlock(of: map, query: query, kind: CompactKernels.SquaredDifferences.self, blocks: blocks) { block, slot, sums in
                     let referencePresent = present.loadUnaligned(fromByteOffset: block * MemoryLayout<Vector>.stride, as: Vector.self)
                     let distances = finish(SquaredDifferenceSums(
                         squares: sums.first, differences: sums.second, common: sums.common, queryPresent: queryPresent,
@@ -274,7 +274,7 @@ struct SquaredDifferenceSums {
                 for (index, query) in queries.enumerated() {
                     let queryPresent = Vector(repeating: query.presentCount)
                     let target = output.baseAddress! + index * rows
-                    CompactKernels.forEachBlock(of: map, query: query, kind: .squaredDifferences, blocks: .all(of: map)) { block, slot, sums in
+                    CompactKernels.forEachBlock(of: map, query: query, kind: CompactKernels.SquaredDifferences.self, blocks: .all(of: map)) { block, slot, sums in
                         let referencePresent = presentBlocks.loadUnaligned(
                             fromByteOffset: block * MemoryLayout<Vector>.stride, as: Vector.self)
                         let distances = finish(SquaredDifferenceSums(

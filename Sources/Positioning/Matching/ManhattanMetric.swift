@@ -26,7 +26,7 @@ public struct ManhattanMetric: FingerprintMetric, Hashable {
         let penalty = self.penalty, normalization = self.normalization
         let queryPresent = SIMD8<Float>(repeating: query.presentCount)
         map.presentCount.withUnsafeBytes { present in
-            CompactKernels.forEachBlock(of: map, query: query, kind: .absoluteDifferences, blocks: blocks) { block, slot, sums in
+            CompactKernels.forEachBlock(of: map, query: query, kind: CompactKernels.AbsoluteDifferences.self, blocks: blocks) { block, slot, sums in
                 let referencePresent = present.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
                 let onlyQ = queryPresent - sums.common, onlyR = referencePresent - sums.common
                 let result = normalization.apply(

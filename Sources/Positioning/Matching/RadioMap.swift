@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A venue's survey as dense matrices, built once per venue revision and then only read.
+/// A venue's survey as matrices, built once per venue revision and then only read.
 ///
 /// Rows are reference fingerprints, columns the beacons seen anywhere in the survey. The compact matrix
 /// holds each beacon's value in the map's ``representation`` (relative power unless a metric asks for dB),
@@ -48,8 +48,21 @@ public struct RadioMap: Sendable {
     /// last block beyond `count` are all ``absent``.
     public let blockCount: Int
     /// `blockCount * beaconCount * lanes` floats: the value of beacon `c` in row `r` is at
-    /// `(r / lanes) * beaconCount * lanes + c * lanes + r % lanes`.
-    public let compact: [Float]
+    /// `(r / lanes) * beaconCount * lanes + c * lanes + r % lanes`. A map stored sparse (``isBlockSparse``)
+    /// expands it on first use, once per map; the kernels never need it.
+    public var compact: [Float] {
+        switch storage {
+        case .dense(let values): values
+        case .sparse: denseExpansion.compact(of: self)
+        }
+    }
+    /// How the blocks' values are kept: dense, or only each block's heard columns (``BlockStorage``).
+    let storage: BlockStorage
+    private let denseExpansion = DenseExpansion()
+    /// Whether each block keeps only the columns its fingerprints hear (a large venue) rather than all.
+    public var isBlockSparse: Bool {
+        if case .sparse = storage { true } else { false }
+    }
 
     /// What ``compact`` holds where a fingerprint does not see a beacon (every ``SignalRepresentation``
     /// value is at least 0).
@@ -78,6 +91,14 @@ public struct RadioMap: Sendable {
         spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
         representation: SignalRepresentation = .relativePower, zoneAreas: [ZoneArea] = []
     ) throws(RadioMapError) {
+        try self.init(spots: spots, fingerprints: unordered, representation: representation, zoneAreas: zoneAreas, layout: .automatic)
+    }
+
+    /// As the public initialiser, with the block layout forced by `layout` (tests compare the two).
+    init(
+        spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
+        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout
+    ) throws(RadioMapError) {
         var beaconSet = Set<BeaconID>()
         for (index, reference) in unordered.enumerated() {
             guard spots.indices.contains(reference.spot) else { throw .spotOutOfRange(row: index) }
@@ -105,25 +126,30 @@ public struct RadioMap: Sendable {
         let blocks = (fingerprints.count + lanes - 1) / lanes
         var presentCount = [Float](repeating: 0, count: blocks * lanes)
         var valueSum = [Float](repeating: 0, count: blocks * lanes)
-        var compact = [Float](repeating: Self.absent, count: blocks * width * lanes)
         var strongIndex = StrongIndexBuilder(beaconCount: width, ranked: Self.rankedBeacons)
+        // Every row's entries, one row after another: row `r`'s are `entries[rowStart[r] ..< rowStart[r + 1]]`.
+        var entries: [(column: Int, value: Float)] = []
+        entries.reserveCapacity(fingerprints.reduce(0) { $0 + $1.fingerprint.entries.count })
+        var rowStart = [0]
+        rowStart.reserveCapacity(fingerprints.count + 1)
         var rowLevels: [(column: Int, value: Float)] = []
         for (row, reference) in fingerprints.enumerated() {
             rowLevels.removeAll(keepingCapacity: true)
             for (beacon, entry) in reference.fingerprint.entries {
-                let column = columnOfBeacon[beacon]!
                 let value = representation.value(of: entry)
-                compact[(row / lanes) * width * lanes + column * lanes + row % lanes] = value
                 presentCount[row] += 1
                 valueSum[row] += value
-                rowLevels.append((column, value))
+                rowLevels.append((columnOfBeacon[beacon]!, value))
             }
+            entries.append(contentsOf: rowLevels)
+            rowStart.append(entries.count)
             strongIndex.add(row: row, levels: &rowLevels)
         }
         (strongStart, strongBlocks) = strongIndex.finish()
+        let storage = BlockStorage(entries: entries, rowStart: rowStart, beaconCount: width, layout: layout)
         self.representation = representation
         self.blockCount = blocks
-        self.compact = compact
+        self.storage = storage
         self.beacons = beacons
         self.zones = ZoneLayout(spots: spots, areas: zoneAreas)
         self.spots = zones.spots
@@ -135,7 +161,7 @@ public struct RadioMap: Sendable {
         self.presentCount = presentCount
         self.valueSum = valueSum
         self.columnOfBeacon = columnOfBeacon
-        (columnRunStart, columnRuns) = Self.blockRunIndex(compact: compact, blockCount: blocks, beaconCount: width)
+        (columnRunStart, columnRuns) = Self.blockRunIndex(storage: storage, blockCount: blocks, beaconCount: width)
     }
 
     /// The column of `beacon`, nil when no reference fingerprint sees it.
@@ -164,8 +190,8 @@ public struct RadioMap: Sendable {
     /// Bytes of the BLAS layout a query reads in full.
     public var matrixBytes: Int { count * rowStride * MemoryLayout<Float>.stride }
 
-    /// Bytes of the compact matrix a SIMD query reads in full: what bounds a locate on a large map.
-    public var compactBytes: Int { compact.count * MemoryLayout<Float>.stride }
+    /// Bytes of the blocks (dense or sparse) a SIMD query reads in full: what bounds a locate on a large map.
+    public var compactBytes: Int { storage.valueBytes }
 }
 
 /// A live fingerprint along a ``RadioMap``'s columns.
@@ -216,15 +242,17 @@ private final class BLASLayout: Sendable {
             if let built { return built }
             let width = map.beaconCount, lanes = RadioMap.lanes
             var matrix = [Float](repeating: 0, count: map.count * map.rowStride)
-            for row in 0..<map.count {
-                let base = row * map.rowStride
-                let block = (row / lanes) * width * lanes + row % lanes
-                for column in 0..<width {
-                    let value = map.compact[block + column * lanes]
-                    guard value != RadioMap.absent else { continue }
-                    matrix[base + column] = 1
-                    matrix[base + width + column] = value
-                    matrix[base + 2 * width + column] = value * value
+            let values = map.storage.values
+            for block in 0..<map.blockCount {
+                map.storage.forEachColumn(ofBlock: block, beaconCount: width) { column, offset in
+                    for row in CompactKernels.rows(of: block, in: map) {
+                        let value = values[offset + row % lanes]
+                        guard value != RadioMap.absent else { continue }
+                        let base = row * map.rowStride
+                        matrix[base + column] = 1
+                        matrix[base + width + column] = value
+                        matrix[base + 2 * width + column] = value * value
+                    }
                 }
             }
             built = matrix

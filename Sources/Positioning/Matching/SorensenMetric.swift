@@ -38,7 +38,7 @@ public struct SorensenMetric: FingerprintMetric, Hashable {
         let queryPresent = SIMD8<Float>(repeating: query.presentCount), queryValues = SIMD8<Float>(repeating: query.valueSum)
         map.presentCount.withUnsafeBytes { present in
             map.valueSum.withUnsafeBytes { valueSum in
-                CompactKernels.forEachBlock(of: map, query: query, kind: .unionAbsoluteDifferences, blocks: blocks) { block, slot, sums in
+                CompactKernels.forEachBlock(of: map, query: query, kind: CompactKernels.UnionAbsoluteDifferences.self, blocks: blocks) { block, slot, sums in
                     let referencePresent = present.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
                     let referenceValues = valueSum.loadUnaligned(fromByteOffset: block * 32, as: SIMD8<Float>.self)
                     // Beacons only the row sees add their own value: the row's total minus what the query's beacons took.
