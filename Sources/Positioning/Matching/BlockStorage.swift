@@ -107,24 +107,52 @@ extension RadioMap {
     }
 }
 
-/// The dense layout of a sparsely stored map, expanded the first time someone asks for ``RadioMap/compact``
-/// (tests and tools; the kernels read the sparse blocks).
-final class DenseExpansion: Sendable {
-    private let expanded = Mutex<[Float]?>(nil)
+/// A layout derived from a map's blocks, laid out the first time someone asks and kept for the map's life:
+/// the BLAS matrix (``RadioMap/matrix``) and, for a sparse map, the dense ``RadioMap/compact``.
+final class DerivedLayout: Sendable {
+    private let built = Mutex<[Float]?>(nil)
 
-    func compact(of map: RadioMap) -> [Float] {
-        expanded.withLock { expanded in
-            if let expanded { return expanded }
-            let width = map.beaconCount, lanes = RadioMap.lanes
-            var compact = [Float](repeating: RadioMap.absent, count: map.blockCount * width * lanes)
-            let values = map.storage.values
-            for block in 0..<map.blockCount {
-                map.storage.forEachColumn(ofBlock: block, beaconCount: width) { column, offset in
-                    for lane in 0..<lanes { compact[block * width * lanes + column * lanes + lane] = values[offset + lane] }
+    func value(_ build: () -> [Float]) -> [Float] {
+        built.withLock { built in
+            if let built { return built }
+            let layout = build()
+            built = layout
+            return layout
+        }
+    }
+}
+
+extension RadioMap {
+    /// The dense matrix of ``compact``, expanded from the blocks (tests and tools; the kernels read the blocks).
+    func expandedCompact() -> [Float] {
+        let width = beaconCount, lanes = Self.lanes
+        var compact = [Float](repeating: Self.absent, count: blockCount * width * lanes)
+        let values = storage.values
+        for block in 0..<blockCount {
+            storage.forEachColumn(ofBlock: block, beaconCount: width) { column, offset in
+                for lane in 0..<lanes { compact[block * width * lanes + column * lanes + lane] = values[offset + lane] }
+            }
+        }
+        return compact
+    }
+
+    /// The BLAS matrix of ``matrix``, laid out from the blocks.
+    func blasMatrix() -> [Float] {
+        let width = beaconCount, lanes = Self.lanes
+        var matrix = [Float](repeating: 0, count: count * rowStride)
+        let values = storage.values
+        for block in 0..<blockCount {
+            storage.forEachColumn(ofBlock: block, beaconCount: width) { column, offset in
+                for row in CompactKernels.rows(of: block, in: self) {
+                    let value = values[offset + row % lanes]
+                    guard value != Self.absent else { continue }
+                    let base = row * rowStride
+                    matrix[base + column] = 1
+                    matrix[base + width + column] = value
+                    matrix[base + 2 * width + column] = value * value
                 }
             }
-            expanded = compact
-            return compact
         }
+        return matrix
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A venue's survey as matrices, built once per venue revision and then only read.
 ///
 /// Rows are reference fingerprints, columns the beacons seen anywhere in the survey. The compact matrix
@@ -36,8 +34,8 @@ public struct RadioMap: Sendable {
     public let rowStride: Int
     /// `count * rowStride` floats, row-major, `[mask | value | value²]` per row; laid out from ``compact``
     /// on first use, once per map.
-    public var matrix: [Float] { blasLayout.matrix(of: self) }
-    private let blasLayout = BLASLayout()
+    public var matrix: [Float] { blasLayout.value { blasMatrix() } }
+    private let blasLayout = DerivedLayout()
     /// Beacons each row sees (padded with zeros to `blockCount * lanes`, for the SIMD kernels).
     public let presentCount: [Float]
     /// Sum of each row's values (padded like ``presentCount``).
@@ -53,12 +51,12 @@ public struct RadioMap: Sendable {
     public var compact: [Float] {
         switch storage {
         case .dense(let values): values
-        case .sparse: denseExpansion.compact(of: self)
+        case .sparse: denseExpansion.value { expandedCompact() }
         }
     }
     /// How the blocks' values are kept: dense, or only each block's heard columns (``BlockStorage``).
     let storage: BlockStorage
-    private let denseExpansion = DenseExpansion()
+    private let denseExpansion = DerivedLayout()
     /// Whether each block keeps only the columns its fingerprints hear (a large venue) rather than all.
     public var isBlockSparse: Bool {
         if case .sparse = storage { true } else { false }
@@ -232,32 +230,3 @@ public enum RadioMapError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// The BLAS layout of one map, laid out from its compact matrix the first time the BLAS kernel asks.
-private final class BLASLayout: Sendable {
-    private let built = Mutex<[Float]?>(nil)
-
-    func matrix(of map: RadioMap) -> [Float] {
-        built.withLock { built in
-            if let built { return built }
-            let width = map.beaconCount, lanes = RadioMap.lanes
-            var matrix = [Float](repeating: 0, count: map.count * map.rowStride)
-            let values = map.storage.values
-            for block in 0..<map.blockCount {
-                map.storage.forEachColumn(ofBlock: block, beaconCount: width) { column, offset in
-                    for row in CompactKernels.rows(of: block, in: map) {
-                        let value = values[offset + row % lanes]
-                        guard value != RadioMap.absent else { continue }
-                        let base = row * map.rowStride
-                        matrix[base + column] = 1
-                        matrix[base + width + column] = value
-                        matrix[base + 2 * width + column] = value * value
-                    }
-                }
-            }
-            built = matrix
-            return matrix
-        }
-    }
-}
-
