@@ -4,8 +4,8 @@ import Testing
 
 /// The candidate searches against the exhaustive one. The beacon index (``CandidateSearch/beaconIndex``)
 /// claims to be exact: every answer must equal the exhaustive search's, for every metric, aggregation and
-/// neighbour level. The strongest-beacon search (the default) is approximate on large venues: its recall
-/// of the exhaustive search's nearest spots is measured here.
+/// neighbour level. The strongest-beacon search is approximate on large venues: its recall of the
+/// exhaustive search's nearest spots is measured here, per metric, and the tuner's choice of it.
 @Suite("Candidate searches against the exhaustive search")
 struct CandidateSearchTests {
     /// Every metric the tuner can choose, with both kernels of the squared family.
@@ -14,54 +14,38 @@ struct CandidateSearchTests {
         PairwiseDifferenceMetric(kernel: .blas), EuclideanMetric(), ManhattanMetric(), SorensenMetric(),
     ]
 
-    /// What a search found of the exhaustive answers, over some queries.
-    struct Recall {
-        var found8 = 0, wanted8 = 0, found32 = 0, wanted32 = 0, equalAnswers = 0, queries = 0, blocksRead = 0, blocks = 0
+    /// What a search found of the exhaustive answers, over some queries, and how often it answered alike.
+    struct Comparison {
+        var recall = CandidateSearchRecall()
+        var equalAnswers = 0
 
-        var at8: Double { Double(found8) / Double(max(1, wanted8)) }
-        var at32: Double { Double(found32) / Double(max(1, wanted32)) }
-        var equalShare: Double { Double(equalAnswers) / Double(max(1, queries)) }
-        var readShare: Double { Double(blocksRead) / Double(max(1, blocks)) }
+        var equalShare: Double { Double(equalAnswers) / Double(max(1, recall.queries)) }
+        var allEqual: Bool { equalAnswers == recall.queries }
     }
 
     /// Locates every query by the exhaustive search and by `search` under every metric, aggregation and
-    /// neighbour level (or only the default locator's, dB-offset with the best spot, when `everyMetric` is false).
+    /// neighbour level (or only `metric`'s, with the best spot, when one is given).
     static func compare(
         _ search: CandidateSearch, queries: [Fingerprint], spots: [Spot], references: [(spot: Int, fingerprint: Fingerprint)],
-        everyMetric: Bool = true
-    ) throws -> Recall {
-        var recall = Recall()
-        for metric in everyMetric ? metrics : [DecibelOffsetMetric()] {
+        metric only: (any FingerprintMetric)? = nil
+    ) throws -> Comparison {
+        var comparison = Comparison()
+        for metric in only.map { [$0] } ?? metrics {
             let map = try RadioMap(spots: spots, fingerprints: references, representation: metric.representation)
-            for aggregation in everyMetric ? [SpotAggregation.best, .meanOfBest(2), .meanOfBest(3)] : [.best] {
-                for neighbours in everyMetric ? [NeighbourLevel.spots, .fingerprints] : [.spots] {
+            let vectors = queries.map { map.query(for: $0) }
+            for aggregation in only == nil ? [SpotAggregation.best, .meanOfBest(2), .meanOfBest(3)] : [.best] {
+                for neighbours in only == nil ? [NeighbourLevel.spots, .fingerprints] : [.spots] {
                     let exhaustive = Locator(
                         metric: metric, aggregation: aggregation, neighbours: neighbours,
                         estimator: WeightedNearestSpots(neighbourCount: 4), candidateSearch: .exhaustive)
                     var searched = exhaustive
                     searched.candidateSearch = search
-                    for query in queries {
-                        let vector = map.query(for: query)
-                        let blocks = map.candidateBlocks(for: vector, search: search)
-                        let nearest = withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
-                            metric.distances(from: vector, in: map, blocks: blocks, into: packed)
-                            return exhaustive.nearestSpots(UnsafeBufferPointer(packed), blocks: blocks, in: map, limit: 32)
-                        }
-                        let truth = exhaustive.nearestSpots(to: vector, in: map, limit: 32)
-                        let found = Set(nearest.map(\.spotIndex)), found8 = Set(nearest.prefix(8).map(\.spotIndex))
-                        recall.found32 += truth.filter { found.contains($0.spotIndex) }.count
-                        recall.wanted32 += truth.count
-                        recall.found8 += truth.prefix(8).filter { found8.contains($0.spotIndex) }.count
-                        recall.wanted8 += min(8, truth.count)
-                        if searched.locate(vector, in: map) == exhaustive.locate(vector, in: map) { recall.equalAnswers += 1 }
-                        recall.queries += 1
-                        recall.blocksRead += blocks.blockCount
-                        recall.blocks += map.blockCount
-                    }
+                    comparison.recall = comparison.recall + CandidateSearchRecall.measure(search, locator: exhaustive, queries: vectors, in: map)
+                    comparison.equalAnswers += vectors.count { searched.locate($0, in: map) == exhaustive.locate($0, in: map) }
                 }
             }
         }
-        return recall
+        return comparison
     }
 
     /// A synthetic venue of `floors` floors of `beaconsPerFloor` beacons, 10 fingerprints per spot, and
@@ -77,7 +61,7 @@ struct CandidateSearchTests {
         return (venue.definition.spots, references, scans)
     }
 
-    @Test("on every shared dataset's walk (or survey): the beacon index is exact, and so is the default search",
+    @Test("on every shared dataset's walk (or survey): the beacon index is exact, and so is the strongest-beacon search (the maps are small)",
           .enabled(if: SharedDatasets.available, "../shared/datasets is absent"),
           arguments: ["uji-geo-p4", "uji-geo-p12", "uji-geo-p20", "kolakowski-flat", "wmu-waldo"])
     func sharedDatasets(dataset: String) throws {
@@ -92,13 +76,13 @@ struct CandidateSearchTests {
             : try SharedDatasets.labelledSamples(dataset, "test.jsonl").compactMap { try? builder.fingerprint(of: [$0.sample]) }
         let queries = walk.count > 400 ? walk.enumerated().filter { $0.offset % (walk.count / 400) == 0 }.map(\.element) : walk
         let references = survey.surveyed.map { ($0.spot, $0.fingerprint) }
-        // When every scan is located by the exhaustive search, the beacon index and the default search
+        // When every scan is located by the exhaustive search, the beacon index and the strongest-beacon search
         let exact = try Self.compare(.beaconIndex, queries: queries, spots: survey.spots, references: references)
-        let standard = try Self.compare(Locator.defaultCandidateSearch, queries: queries, spots: survey.spots, references: references)
-        print("\(dataset): beacon index reads \(exact.readShare) of the blocks, the default search \(standard.readShare); equal answers \(exact.equalShare) and \(standard.equalShare)")
+        let strongest = try Self.compare(Locator.strongestBeaconSearch, queries: queries, spots: survey.spots, references: references)
+        print("\(dataset): beacon index reads \(exact.recall.readShare) of the blocks, the strongest-beacon search \(strongest.recall.readShare); equal answers \(exact.equalShare) and \(strongest.equalShare)")
         // Then both answer exactly as the exhaustive search, whatever the metric
-        #expect(exact.equalAnswers == exact.queries && exact.at32 == 1)
-        #expect(standard.equalAnswers == standard.queries && standard.at32 == 1)
+        #expect(exact.allEqual && exact.recall.at32 == 1)
+        #expect(strongest.allEqual && strongest.recall.at32 == 1)
     }
 
     @Test("on a 4-floor venue of 256 beacons, the beacon index is exact whatever the metric")
@@ -108,35 +92,90 @@ struct CandidateSearchTests {
         // When they are located by the exhaustive search and through the beacon index
         let exact = try Self.compare(.beaconIndex, queries: venue.queries, spots: venue.spots, references: venue.references)
         // Then the answers are equal, while the index skips the blocks that hear none of the query's beacons
-        #expect(exact.equalAnswers == exact.queries)
-        #expect(exact.readShare < 0.9, "\(exact.readShare)")
+        #expect(exact.allEqual)
+        #expect(exact.recall.readShare < 0.9, "\(exact.recall.readShare)")
     }
 
-    @Test("on large synthetic venues, the default search reads a few percent and finds the nearest spots",
+    @Test("on large synthetic venues, the strongest-beacon search under the dB-offset metric reads a few percent and finds the nearest spots",
           arguments: [(100, 4, 40_000), (64, 4, 16_000), (100, 8, 80_000)])
     func largeVenues(layout: (beaconsPerFloor: Int, floors: Int, fingerprints: Int)) throws {
         // Given a synthetic venue of several floors and hundreds of beacons, and 300 scans between its spots
         let venue = try Self.syntheticVenue(
             beaconsPerFloor: layout.beaconsPerFloor, floors: layout.floors, fingerprints: layout.fingerprints, queries: 300)
-        // When they are located by the exhaustive search and by the default search, with the default metric
-        let standard = try Self.compare(
-            Locator.defaultCandidateSearch, queries: venue.queries, spots: venue.spots, references: venue.references, everyMetric: false)
-        print("\(layout): the default search reads \(standard.readShare) of the blocks; recall of the 8 nearest spots \(standard.at8), of the 32 nearest \(standard.at32); equal answers \(standard.equalShare)")
-        // Then it reads under a sixth of the map, finds at least 99.9% of the exhaustive search's 8 and 32
-        // nearest spots, and gives the same answer at least 99.9% of the time
-        #expect(standard.readShare < 1.0 / 6, "\(standard.readShare)")
-        #expect(standard.at8 >= 0.999, "\(standard.at8)")
-        #expect(standard.at32 >= 0.999, "\(standard.at32)")
-        #expect(standard.equalShare >= 0.999, "\(standard.equalShare)")
+        // When they are located by the exhaustive search and by the strongest-beacon search, under the metric it was chosen with
+        let strongest = try Self.compare(
+            Locator.strongestBeaconSearch, queries: venue.queries, spots: venue.spots, references: venue.references, metric: DecibelOffsetMetric())
+        print("\(layout): the strongest-beacon search reads \(strongest.recall.readShare) of the blocks; recall of the 8 nearest spots \(strongest.recall.at8), of the 32 nearest \(strongest.recall.at32); equal answers \(strongest.equalShare)")
+        // Then it reads under a sixth of the map, finds every one of the exhaustive search's 8 nearest
+        // spots and at least 99.9% of its 32 nearest, and gives the same answer at least 99.9% of the time
+        #expect(strongest.recall.readShare < 1.0 / 6, "\(strongest.recall.readShare)")
+        #expect(strongest.recall.isFull, "\(strongest.recall.at8) \(strongest.recall.at32)")
+        #expect(strongest.equalShare >= 0.999, "\(strongest.equalShare)")
     }
 
-    @Test("a batch through the default search answers exactly as its queries one by one, in its order")
+    @Test("under each metric the tuner can choose, the strongest-beacon search's recall on a large venue, and the metrics it falls short under")
+    func recallPerMetric() throws {
+        // Given a 4-floor venue of 400 beacons and 40,000 fingerprints, and 100 scans between its spots
+        let venue = try Self.syntheticVenue(beaconsPerFloor: 100, floors: 4, fingerprints: 40_000, queries: 100)
+        var maps: [SignalRepresentation: RadioMap] = [:]
+        var recalls: [TunedConfiguration.Metric: CandidateSearchRecall] = [:]
+        // When each metric of the tuner's search space ranks their nearest spots, exhaustively and through the search
+        for described in [TunedConfiguration.untuned.metric] + TuningSearchSpace.standard.metrics where recalls[described] == nil {
+            let metric = described.make()
+            let map = try maps[metric.representation] ?? RadioMap(spots: venue.spots, fingerprints: venue.references, representation: metric.representation)
+            maps[metric.representation] = map
+            let recall = CandidateSearchRecall.measure(
+                Locator.strongestBeaconSearch, locator: Locator(metric: metric, estimator: WeightedNearestSpots(), candidateSearch: .exhaustive),
+                queries: venue.queries.map { map.query(for: $0) }, in: map)
+            recalls[described] = recall
+            print(String(format: "recall per metric: %@: of the 8 nearest %.4f, of the 32 nearest %.4f, reading %.3f of the map%@", "\(described)", recall.at8, recall.at32, recall.readShare, recall.isFull ? "" : " (falls short)"))
+        }
+        // Then it keeps them under the metric it was chosen with, and falls short under the untuned venue's
+        // metric, whose locator therefore reads the exact beacon index
+        #expect(recalls[.decibelOffset(floor: -100, queryOnly: 5, referenceOnly: 2, offsetShrinkage: 0)]?.isFull == true)
+        #expect(recalls[TunedConfiguration.untuned.metric]?.isFull == false)
+        #expect(TunedConfiguration.untuned.locator.candidateSearch == .beaconIndex)
+    }
+
+    @Test("the tuner keeps the strongest-beacon search only under a metric whose recall it measured to clear the bar")
+    func tunerChoosesTheSearch() throws {
+        // Given a 4-floor venue of 256 beacons surveyed with 16,000 fingerprints (2,000 blocks: large enough to narrow)
+        let venue = try Self.syntheticVenue(beaconsPerFloor: 64, floors: 4, fingerprints: 16_000, queries: 0)
+        let survey = venue.references.enumerated().map { index, reference in
+            SurveyedFingerprint(spot: reference.spot, run: index / 10, device: "rig", time: Double(index), fingerprint: reference.fingerprint)
+        }
+        let validation = SurveyCrossValidation(
+            spots: venue.spots, survey: survey, scale: PositioningConfiguration().builder.scale, maximumQueries: 600)
+        // When the search is chosen for a map of single scans under a metric that charges one-sided beacons
+        // heavily (10 and 5) and under the untuned venue's (2 and 1)
+        let heavy = try validation.candidateSearch(
+            for: MapCandidate(window: .fingerprints(1), metric: .decibelOffset(floor: -100, queryOnly: 10, referenceOnly: 5, offsetShrinkage: 4)),
+            aggregation: .best)
+        let light = try validation.candidateSearch(
+            for: MapCandidate(window: .fingerprints(1), metric: TunedConfiguration.untuned.metric), aggregation: .best)
+        // Then each choice follows its measured recall on 300 survey scans: the strongest beacons where it
+        // cleared the bar, the exact beacon index where it did not
+        let heavyRecall = try #require(heavy.recall), lightRecall = try #require(light.recall)
+        print("tuner's search: penalties 10/5: \(heavy.search), recall \(heavyRecall.at8) / \(heavyRecall.at32); 2/1: \(light.search), recall \(lightRecall.at8) / \(lightRecall.at32)")
+        #expect(heavyRecall.queries == SurveyCrossValidation.candidateSearchQueries)
+        #expect(heavy.search == (heavyRecall.isFull ? Locator.strongestBeaconSearch : .beaconIndex))
+        #expect(light.search == (lightRecall.isFull ? Locator.strongestBeaconSearch : .beaconIndex))
+        #expect(heavy.search == Locator.strongestBeaconSearch)
+        #expect(light.search == .beaconIndex)
+        // And a small map is read whole, with no recall measured
+        let small = SurveyCrossValidation(spots: venue.spots, survey: Array(survey.prefix(800)), scale: PositioningConfiguration().builder.scale)
+        let smallChoice = try small.candidateSearch(for: MapCandidate(window: .fingerprints(1), metric: TunedConfiguration.untuned.metric), aggregation: .best)
+        #expect(smallChoice.search == .beaconIndex && smallChoice.recall == nil)
+    }
+
+    @Test("a batch through the strongest-beacon search answers exactly as its queries one by one, in its order")
     func batchEqualsSingle() throws {
         // Given a 4-floor venue large enough to be searched approximately, and 64 scans between its spots
         let venue = try Self.syntheticVenue(beaconsPerFloor: 64, floors: 4, fingerprints: 16_000, queries: 64)
         let map = try RadioMap(spots: venue.spots, fingerprints: venue.references, representation: DecibelOffsetMetric().representation)
         #expect(map.blockCount >= Locator.smallMapBlocks)
-        let locator = Locator(metric: DecibelOffsetMetric(), estimator: WeightedNearestSpots(neighbourCount: 4))
+        let locator = Locator(
+            metric: DecibelOffsetMetric(), estimator: WeightedNearestSpots(neighbourCount: 4), candidateSearch: Locator.strongestBeaconSearch)
         // And one query that hears nothing the survey heard
         let queries = venue.queries.map { map.query(for: $0) } + [map.query(for: Fixtures.fingerprint(rssi: [9_999: -50]))]
         // When they are located as one batch, which reorders them by where they read the map
@@ -156,7 +195,7 @@ struct CandidateSearchTests {
         let query = map.query(for: Fixtures.fingerprint(rssi: [9: -50]))
         // Then no search selects a block, and every search answers as the exhaustive one
         #expect(map.candidateBlocks(for: query).blockCount == 0)
-        #expect(map.candidateBlocks(for: query, search: Locator.defaultCandidateSearch).blockCount == 0)
+        #expect(map.candidateBlocks(for: query, search: Locator.strongestBeaconSearch).blockCount == 0)
         let locator = Locator(metric: DecibelOffsetMetric(), estimator: WeightedNearestSpots(neighbourCount: 2))
         var exhaustive = locator
         exhaustive.candidateSearch = .exhaustive

@@ -46,6 +46,11 @@ struct TuneCommandTests {
         let scores = try #require(result?["uncertainty_scores"] as? [[String: Any]])
         #expect(scores.count == TuningSearchSpace.standard.uncertaintyModels.count)
         #expect(recorded.stdout.contains("spread and covariance: "), "\(recorded.stdout)")
+        // And a map this small is searched exactly, with no recall measured, and the table says so
+        #expect(recorded.stdout.contains("candidate search: exact beacon index (the map is small enough to read whole)"), "\(recorded.stdout)")
+        #expect(result?["candidate_search_recall"] == nil)
+        let configuration = result?["configuration"] as? [String: Any]
+        #expect((configuration?["candidate_search"] as? [String: Any])?.keys.contains("beacon_index") == true, "\(String(describing: configuration))")
         // And evaluate says which configuration it used
         let evaluated = try commands.survey("evaluate", "--venue", "hall", "--cross-validate")
         #expect(evaluated.stdout.contains("configuration: tuned at revision 3"), "\(evaluated.stdout)")

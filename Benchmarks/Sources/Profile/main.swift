@@ -46,16 +46,21 @@ case "record":
         radio map of \(map!.count) fingerprints: read from the store \(loading), laid out \(building)
         """)
 default:
-    // Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
+    // Profile locate [fingerprints] [iterations] [hall|large] [untuned|strongest|exhaustive|index]
+    // untuned: the untuned venue's locator (its metric, the exact beacon index); strongest: the dB-offset
+    // metric with penalties 5 and 2 through the strongest-beacon search, under which it keeps the recall.
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
     let iterations = arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100
     let large = arguments.count > 4 && arguments[4] == "large"
     let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: large ? 100 : 32, floors: large ? 4 : 1)
     var locator = PositioningConfiguration().locator
     locator.maximumDistance = nil
-    switch arguments.count > 5 ? arguments[5] : "default" {
+    switch arguments.count > 5 ? arguments[5] : "untuned" {
     case "exhaustive": locator.candidateSearch = .exhaustive
     case "index": locator.candidateSearch = .beaconIndex
+    case "strongest":
+        locator.metric = DecibelOffsetMetric()
+        locator.candidateSearch = Locator.strongestBeaconSearch
     default: break
     }
     let queries = venue.queries.map { venue.map.query(for: $0) }

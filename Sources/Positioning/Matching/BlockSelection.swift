@@ -62,7 +62,7 @@ public struct BlockSelection: Sendable, Hashable {
 }
 
 /// How a ``Locator`` picks the reference fingerprints it compares a query with.
-public enum CandidateSearch: Hashable, Sendable {
+public enum CandidateSearch: Hashable, Sendable, Codable {
     /// Every reference fingerprint of the map.
     case exhaustive
     /// Only the blocks of 8 fingerprints in which some fingerprint hears a beacon the query hears
@@ -79,7 +79,9 @@ public enum CandidateSearch: Hashable, Sendable {
     /// - where the selection keeps more than `maximumShare` of the map's blocks (every fingerprint hears
     ///   the same few strong beacons) the saving is small, and the exact ``beaconIndex`` is read instead.
     ///
-    /// Its recall of the exhaustive search's nearest spots is measured in CandidateSearchTests.
+    /// Its recall depends on the metric (``CandidateSearchRecall``): a venue is searched this way only where
+    /// the recall measured on its own survey under its own metric clears the bar, which ``SurveyTuner``
+    /// checks when it tunes the venue.
     case strongestBeacons(queryBeacons: Int, referenceRank: Int, minimumShared: Int, maximumShare: Double, exactBelowBlocks: Int)
 }
 

@@ -34,20 +34,23 @@ public struct Locator: Sendable {
     public var maximumDistance: Float?
     /// How many candidate spots a result lists.
     public var candidateCount: Int
-    /// Which reference fingerprints a query is compared with (``defaultCandidateSearch`` unless told).
+    /// Which reference fingerprints a query is compared with: the exact ``CandidateSearch/beaconIndex``
+    /// unless told (a tuned venue's configuration names the strongest-beacon search where it was shown to
+    /// keep the recall on the venue's survey).
     public var candidateSearch: CandidateSearch
 
     /// The blocks where one of the query's 6 strongest beacons is among a fingerprint's 6 strongest, where
     /// that keeps at most a quarter of a large map; the exact beacon index otherwise. Chosen on synthetic
     /// venues, never on a walk (CandidateSearchChoiceTests reruns the choice): the cheapest setting of a grid
     /// that finds every one of the exhaustive search's 8 nearest spots and 99.9% of its 32 nearest (the most
-    /// a tuned locator reads) on 4 and 8 floors of 64 and 100 beacons, reading at most 11% of their maps.
-    /// Maps under ``smallMapBlocks`` blocks, every shared dataset among them, are searched exactly.
-    public static let defaultCandidateSearch = CandidateSearch.strongestBeacons(
+    /// a tuned locator reads) on 4 and 8 floors of 64 and 100 beacons under the dB-offset metric with
+    /// penalties 5 and 2, reading at most 11% of their maps. Under other metrics its recall differs (far
+    /// lower with penalties 2 and 1), so a venue uses it only after ``SurveyTuner`` measured it on the
+    /// venue's own survey (``CandidateSearchRecall``). Maps under ``smallMapBlocks`` blocks, every shared
+    /// dataset among them, are searched exactly.
+    public static let strongestBeaconSearch = CandidateSearch.strongestBeacons(
         queryBeacons: 6, referenceRank: 6, minimumShared: 1, maximumShare: 0.25, exactBelowBlocks: smallMapBlocks)
 
-    /// Maps of fewer blocks than this (8,192 fingerprints) are always searched exactly: the shared datasets
-    /// and most single venues, whose every answer is then the exhaustive search's.
     public static let smallMapBlocks = 1_024
 
     public init(
@@ -58,7 +61,7 @@ public struct Locator: Sendable {
         minimumBeacons: Int = 1,
         maximumDistance: Float? = nil,
         candidateCount: Int = 5,
-        candidateSearch: CandidateSearch = Locator.defaultCandidateSearch
+        candidateSearch: CandidateSearch = .beaconIndex
     ) {
         self.metric = metric
         self.aggregation = aggregation

@@ -287,6 +287,31 @@ public struct SurveyCrossValidation: Sendable {
         return (map, order.map { referenceGroups[$0] }, referenceOfFingerprint.map { $0.map { rowOfReference[$0] } })
     }
 
+    /// How a venue with this survey is searched under `candidate`'s map and metric: by
+    /// ``Locator/strongestBeaconSearch`` where its recall of the exhaustive search's nearest spots
+    /// (under `aggregation`) on up to ``candidateSearchQueries`` of the cross-validation queries clears
+    /// ``CandidateSearchRecall/isFull``; by the exact ``CandidateSearch/beaconIndex`` otherwise, and on maps
+    /// under ``Locator/smallMapBlocks`` blocks, which the strongest-beacon search reads whole anyway (no
+    /// recall is measured for them). A query's own fingerprint stays in the map: both searches find it, and
+    /// what is measured is whether they agree on the rest.
+    public func candidateSearch(
+        for candidate: MapCandidate, aggregation: SpotAggregation
+    ) throws(RadioMapError) -> (search: CandidateSearch, recall: CandidateSearchRecall?) {
+        let map = try map(of: candidate).map
+        guard map.blockCount >= Locator.smallMapBlocks else { return (.beaconIndex, nil) }
+        let locator = Locator(
+            metric: candidate.metric.make(), aggregation: aggregation, estimator: WeightedNearestSpots(), candidateSearch: .exhaustive)
+        // An even spread of the queries over the survey, at most the wanted number.
+        let count = min(queries.count, Self.candidateSearchQueries)
+        let sample = (0..<count).map { map.query(for: survey[queries[$0 * queries.count / count]].fingerprint) }
+        let recall = CandidateSearchRecall.measure(Locator.strongestBeaconSearch, locator: locator, queries: sample, in: map)
+        return (recall.isFull ? Locator.strongestBeaconSearch : .beaconIndex, recall)
+    }
+
+    /// How many cross-validation queries ``candidateSearch(for:aggregation:)`` measures the recall on: enough
+    /// that 99.9% of their 32 nearest spots means at most about 10 spots missed in all.
+    public static let candidateSearchQueries = 300
+
     /// Scores every estimator of `estimators` on `candidate`.
     public func score(_ candidate: MapCandidate, estimators: [EstimatorChoice]) throws(RadioMapError) -> [CrossValidationScore] {
         var spotOut = [[Double]](repeating: [], count: estimators.count)
@@ -566,6 +591,10 @@ public struct TuningResult: Hashable, Sendable, Codable {
     /// Every uncertainty model tried, in the search space's order, with its score (lower is better); nil in
     /// older tunings.
     public var uncertaintyScores: [UncertaintyScore]?
+    /// The strongest-beacon search's recall on the survey under the chosen metric, measured when the map
+    /// is large enough for it to narrow anything (``SurveyCrossValidation/candidateSearch(for:aggregation:)``);
+    /// nil for smaller maps, which are read whole, and in older tunings.
+    public var candidateSearchRecall: CandidateSearchRecall? = nil
 }
 
 /// How well one uncertainty model's calibrated radius fitted the cross-validation truths
@@ -661,6 +690,8 @@ public struct SurveyTuner: Sendable {
         // Window 0 (the newest sample alone) is scored as the single-scan reference but never chosen: one
         // reading is never enough for a tracked phone, whatever a survey walk's cross-validation says.
         let chosenTracker = tracker.first { $0.window > 0 } ?? tracker.first
+        let search = try validation.candidateSearch(
+            for: winner.candidate, aggregation: winner.estimator.spotBest <= 1 ? .best : .meanOfBest(winner.estimator.spotBest))
         let configuration = TunedConfiguration(
             metric: winner.candidate.metric, referenceWindow: winner.candidate.window, neighbours: winner.estimator.neighbours,
             spotBest: winner.estimator.spotBest, neighbourCount: winner.estimator.neighbourCount,
@@ -668,7 +699,7 @@ public struct SurveyTuner: Sendable {
             resolution: resolution, trackerWindow: chosenTracker?.window ?? TunedConfiguration.untuned.trackerWindow,
             trackerAlpha: chosenTracker?.alpha ?? TunedConfiguration.untuned.trackerAlpha,
             trackerAccuracyScale: chosenTracker?.accuracyScale, uncertainty: winner.estimator.uncertainty,
-            trackerGain: chosenTracker?.gain)
+            trackerGain: chosenTracker?.gain, candidateSearch: search.search)
         return TuningResult(
             configuration: configuration, score: winner,
             candidates: candidates.sorted { $0.objective < $1.objective }, tracker: tracker, queries: validation.queries.count,
@@ -678,7 +709,8 @@ public struct SurveyTuner: Sendable {
             // The configuration's own answers are the ones above (same map, estimator and resolution): no
             // second pass, the same figures `spotErrors(of: configuration)` gives.
             spotErrors: validation.named(validation.spotErrors(from: everyAnswer, maximumDistance: threshold)),
-            uncertaintyScores: scored.map { UncertaintyScore(model: $0.estimator.uncertainty ?? .neighbourSpread, logLoss: $0.score) })
+            uncertaintyScores: scored.map { UncertaintyScore(model: $0.estimator.uncertainty ?? .neighbourSpread, logLoss: $0.score) },
+            candidateSearchRecall: search.recall)
     }
 
     /// How many times the farthest cross-validation best match a scan must be to answer `unknown`.

@@ -77,11 +77,16 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
     /// How much of each answer the tracker takes, chosen on the replayed survey; nil (older tunings) is
     /// ``SmootherGain/fixed`` at ``trackerAlpha``.
     public var trackerGain: SmootherGain?
+    /// How the venue's map is searched: the strongest-beacon search where ``SurveyTuner`` measured that it
+    /// keeps the recall on the venue's survey under ``metric``, the exact beacon index otherwise; nil (older
+    /// tunings) is the exact beacon index.
+    public var candidateSearch: CandidateSearch?
 
     public init(
         metric: Metric, referenceWindow: ReferenceWindow, neighbours: NeighbourLevel, spotBest: Int, neighbourCount: Int,
         weightingPower: Double, maximumDistance: Float?, accuracyScale: Double, resolution: Double, trackerWindow: Double,
-        trackerAlpha: Double, trackerAccuracyScale: Double? = nil, uncertainty: UncertaintyModel? = nil, trackerGain: SmootherGain? = nil
+        trackerAlpha: Double, trackerAccuracyScale: Double? = nil, uncertainty: UncertaintyModel? = nil, trackerGain: SmootherGain? = nil,
+        candidateSearch: CandidateSearch? = nil
     ) {
         self.metric = metric
         self.referenceWindow = referenceWindow
@@ -97,23 +102,25 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
         self.trackerAccuracyScale = trackerAccuracyScale
         self.uncertainty = uncertainty
         self.trackerGain = trackerGain
+        self.candidateSearch = candidateSearch
     }
 
     /// What a venue that was never tuned uses: what `survey tune` chose most often on the shared datasets'
     /// surveys (cross-validation only; README, "Accuracy"): the dB metric with penalties 2/1 and offset
     /// shrinkage 4, whole runs as references, 16 fingerprint neighbours weighted 1/d⁴, 2 s of tracked
     /// samples with smoothing gain 0.7. No `unknown` threshold and an uncalibrated radius: both depend on
-    /// the venue.
+    /// the venue. The exact beacon index: the strongest-beacon search keeps only about half of this metric's
+    /// 32 nearest spots on large synthetic venues (README, "Performance").
     public static let untuned = TunedConfiguration(
         metric: .decibelOffset(floor: -100, queryOnly: 2, referenceOnly: 1, offsetShrinkage: 4),
         referenceWindow: .wholeRun, neighbours: .fingerprints, spotBest: 1, neighbourCount: 16, weightingPower: 4,
-        maximumDistance: nil, accuracyScale: 1, resolution: 1, trackerWindow: 2, trackerAlpha: 0.7)
+        maximumDistance: nil, accuracyScale: 1, resolution: 1, trackerWindow: 2, trackerAlpha: 0.7, candidateSearch: .beaconIndex)
 
     /// The locator this describes.
     public var locator: Locator {
         Locator(
             metric: metric.make(), aggregation: spotBest <= 1 ? .best : .meanOfBest(spotBest), neighbours: neighbours,
-            estimator: estimator, maximumDistance: maximumDistance)
+            estimator: estimator, maximumDistance: maximumDistance, candidateSearch: candidateSearch ?? .beaconIndex)
     }
 
     /// The position estimator this describes.

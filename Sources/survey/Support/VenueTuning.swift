@@ -58,6 +58,19 @@ enum VenueTuning {
         }
     }
 
+    /// How the venue's map is searched, and why.
+    static func describeSearch(_ search: CandidateSearch?, recall: CandidateSearchRecall?) -> String {
+        func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
+        let measured = recall.map {
+            "recall of the exhaustive search's 8 nearest spots \(percent($0.at8)), of its 32 nearest \(percent($0.at32)) on \($0.queries) survey scans, reading \(percent($0.readShare)) of the map"
+        }
+        switch (search, measured) {
+        case (.strongestBeacons?, let measured?): return "strongest beacons (\(measured))"
+        case (_, let measured?): return "exact beacon index: the strongest-beacon search falls short under this metric (\(measured); at least 100% and \(percent(CandidateSearchRecall.required32)) are required)"
+        default: return "exact beacon index (the map is small enough to read whole)"
+        }
+    }
+
     /// The tuning for people to read.
     static func text(_ tuning: StoredTuning, currentRevision: Int? = nil, candidates limit: Int = 10) -> String {
         let result = tuning.result, configuration = result.configuration
@@ -74,6 +87,7 @@ enum VenueTuning {
             lines.append("  \(name) error: mean \(Output.metres(statistics.mean)), median \(Output.metres(statistics.median)), p90 \(Output.metres(statistics.p90)) (\(statistics.count) answers)")
         }
         if result.score.unanswered > 0 { lines.append("  unanswered: \(result.score.unanswered) (no common beacon once their spot was left out)") }
+        lines.append("  candidate search: \(describeSearch(configuration.candidateSearch, recall: result.candidateSearchRecall))")
         lines.append("  unknown beyond distance \(configuration.maximumDistance.map { String(format: "%.4g", $0) } ?? "none") (\(result.unknownAtThreshold) cross-validation answers beyond it)")
         lines.append("  accuracy radius: \(String(format: "%.2f", configuration.accuracyScale)) x sqrt(spread² + \(Output.metres(configuration.resolution))²), holding the truth in \(Output.metres(result.withinAccuracy * 100))% of cross-validation answers")
         let model = configuration.uncertainty ?? .neighbourSpread
