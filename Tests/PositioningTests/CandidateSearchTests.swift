@@ -202,6 +202,29 @@ struct CandidateSearchTests {
         #expect(locator.locate(query, in: map) == exhaustive.locate(query, in: map))
     }
 
+    @Test("a selection's runs are counted before they are laid out, across word boundaries", arguments: [0, 1, 2, 3])
+    func runCount(seed: UInt64) {
+        // Given bitmaps of 200 blocks (4 words) with random runs, some crossing from one word into the next
+        var generator = SeededGenerator(seed: seed)
+        let words = 4
+        var bits = [UInt64](repeating: 0, count: words)
+        var block = Int.random(in: 0..<5, using: &generator)
+        var expected: [Range<Int>] = []
+        while block < 200 {
+            let end = min(200, block + Int.random(in: 1...70, using: &generator))
+            expected.append(block..<end)
+            for index in block..<end { bits[index / 64] |= 1 << UInt64(index % 64) }
+            block = end + Int.random(in: 1...40, using: &generator)
+        }
+        // When they are counted and laid out
+        let (count, runs) = bits.withUnsafeMutableBufferPointer { buffer in
+            (RadioMap.runCount(of: buffer), RadioMap.runs(of: buffer, blockCount: 200).runs)
+        }
+        // Then the count is the number of runs, and the runs are the ones set
+        #expect(count == expected.count)
+        #expect(runs == expected)
+    }
+
     @Test("the block runs of a beacon cover exactly the blocks whose fingerprints hear it")
     func blockRuns() throws {
         // Given 20 fingerprints (3 blocks), beacon 1 heard only by rows 0 and 17, beacon 2 by every row

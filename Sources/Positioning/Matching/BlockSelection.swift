@@ -94,13 +94,10 @@ extension RadioMap {
         guard words > 0 else { return BlockSelection(runs: []) }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
             bits.initialize(repeating: 0)
-            var runBound = 0
             for column in query.presentColumns {
-                let runs = columnRuns[columnRunStart[column]..<columnRunStart[column + 1]]
-                runBound += runs.count
-                for run in runs { Self.set(run, in: bits) }
+                for run in columnRuns[columnRunStart[column]..<columnRunStart[column + 1]] { Self.set(run, in: bits) }
             }
-            return Self.runs(of: bits, blockCount: blockCount, capacity: runBound)
+            return Self.runs(of: bits, blockCount: blockCount)
         }
     }
 
@@ -192,10 +189,10 @@ extension RadioMap {
         columnRuns[columnRunStart[column]..<columnRunStart[column + 1]]
     }
 
-    /// The runs of set bits, as a selection.
-    private static func runs(of bits: UnsafeMutableBufferPointer<UInt64>, blockCount: Int, capacity: Int = 16) -> BlockSelection {
+    /// The runs of set bits, as a selection: one array, allocated once at its final size.
+    static func runs(of bits: UnsafeMutableBufferPointer<UInt64>, blockCount: Int) -> BlockSelection {
         var runs: [Range<Int>] = []
-        runs.reserveCapacity(capacity)
+        runs.reserveCapacity(runCount(of: bits))
         var open: Int?
         for word in 0..<bits.count {
             let value = bits[word]
@@ -220,6 +217,17 @@ extension RadioMap {
         }
         if let start = open { runs.append(start..<min(bits.count * 64, blockCount)) }
         return BlockSelection(runs: runs)
+    }
+
+    /// How many runs of set bits `bits` holds: the set bits whose lower neighbour (the previous word's top
+    /// bit for bit 0) is clear, counted a word at a time.
+    static func runCount(of bits: UnsafeMutableBufferPointer<UInt64>) -> Int {
+        var count = 0, previousTop: UInt64 = 0
+        for word in bits {
+            count += (word & ~((word << 1) | previousTop)).nonzeroBitCount
+            previousTop = word >> 63
+        }
+        return count
     }
 
     private static func set(_ run: Range<Int>, in bits: UnsafeMutableBufferPointer<UInt64>) {
