@@ -252,5 +252,17 @@ struct TuningTests {
         #expect(old.removeValue(forKey: "spotErrors") != nil)
         let older = try JSONDecoder().decode(TuningResult.self, from: JSONSerialization.data(withJSONObject: old))
         #expect(older.spotErrors == nil && older.configuration == result.configuration)
+        // And this small survey is searched exactly, as is a configuration stored before the search was chosen
+        #expect(result.configuration.candidateSearch == .beaconIndex && result.candidateSearchRecall == nil)
+        var configuration = try #require(old["configuration"] as? [String: Any])
+        #expect(configuration.removeValue(forKey: "candidateSearch") != nil)
+        let unsearched = try JSONDecoder().decode(TunedConfiguration.self, from: JSONSerialization.data(withJSONObject: configuration))
+        #expect(unsearched.candidateSearch == nil && unsearched.locator.candidateSearch == .beaconIndex)
+        // And a configuration naming the strongest-beacon search keeps it through JSON into its locator
+        var searched = result.configuration
+        searched.candidateSearch = Locator.strongestBeaconSearch
+        let reread = try JSONDecoder().decode(TunedConfiguration.self, from: JSONEncoder().encode(searched))
+        #expect(reread.locator.candidateSearch == Locator.strongestBeaconSearch)
+        #expect(reread.positioning().locator.candidateSearch == Locator.strongestBeaconSearch)
     }
 }
