@@ -297,6 +297,8 @@ public struct SurveyCrossValidation: Sendable {
     public func candidateSearch(
         for candidate: MapCandidate, aggregation: SpotAggregation
     ) throws(RadioMapError) -> (search: CandidateSearch, recall: CandidateSearchRecall?) {
+        // A map has at most a row per survey fingerprint: a survey that small is answered without building it.
+        guard (survey.count + RadioMap.lanes - 1) / RadioMap.lanes >= Locator.smallMapBlocks else { return (.beaconIndex, nil) }
         let map = try map(of: candidate).map
         guard map.blockCount >= Locator.smallMapBlocks else { return (.beaconIndex, nil) }
         let locator = Locator(
