@@ -1,3 +1,4 @@
+import ScanFormats
 import ArgumentParser
 import FingerprintStore
 import Positioning
@@ -11,6 +12,13 @@ extension Survey {
                 Consecutive samples of one device at one spot are grouped into windows of --window samples, one \
                 fingerprint each. Spots missing from the venue are created from the lines' coordinates. A \
                 malformed line stops the command with FILE:LINE and nothing written, unless --skip-bad. The default                 window of 1 stores every scan, so that 'survey tune' can choose how many to merge per venue. At the                 end the venue is tuned ('survey tune') unless --no-tune.
+
+                A walking survey: with --path, lines without coordinates are placed where the surveyor was at \
+                their time, on the line between the checkpoints before and after it (JSON Lines, one checkpoint a \
+                line: {"t": ..., "spot": "G-A1"} or {"t": ..., "x": ..., "y": ..., "floor": 0}, with "via": \
+                [[x, y], ...] for the corners walked through). A placed sample joins the venue's nearest spot \
+                within --snap metres, or else a spot at the centre of its --cell grid cell. Samples before the \
+                first checkpoint, after the last, or between checkpoints on two floors are left out and counted.
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -31,6 +39,15 @@ extension Survey {
         @Flag(name: .long, help: "Add beacons heard but unknown to the venue instead of leaving them out.")
         var addUnknownBeacons = false
 
+        @Option(name: .long, help: ArgumentHelp("A walking survey's checkpoints (JSON Lines), which place the log's lines that have no coordinates.", valueName: "file"))
+        var path: String?
+
+        @Option(name: .long, help: "With --path: the grid cell, in metres, that gathers placed samples into spots.")
+        var cell: Double = 1
+
+        @Option(name: .long, help: "With --path: a placed sample within this many metres of a venue's spot joins that spot.")
+        var snap: Double = 0.5
+
         @Flag(name: .long, help: "Do not tune the venue after recording (see 'survey tune').")
         var noTune = false
 
@@ -40,13 +57,25 @@ extension Survey {
         func validate() throws {
             guard window >= 1 else { throw ValidationError("--window must be at least 1 (got \(window)).") }
             guard !venue.isEmpty else { throw ValidationError("--venue must name a venue.") }
+            guard cell.isFinite, cell >= 0.05, cell <= 100 else { throw ValidationError("--cell must be from 0.05 to 100 metres (got \(cell)).") }
+            guard snap.isFinite, snap >= 0, snap <= 100 else { throw ValidationError("--snap must be from 0 to 100 metres (got \(snap)).") }
+            guard path != "-" || file != "-" else { throw ValidationError("--path and the log cannot both be standard input.") }
         }
 
         func run() async throws {
             let fingerprintStore = try store.open()
-            _ = try fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
+            let details = try fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
+            var walk: WalkingSurvey?
+            if let path {
+                do {
+                    let walkedPath = try WalkPathFile.path(from: try ScanLogInput.read(path), spots: details.spots)
+                    walk = WalkingSurvey(path: walkedPath, spots: WalkSpotAssignment(spots: details.spots, cellSize: cell, snapDistance: snap))
+                } catch let error as WalkPathFile.LineError {
+                    throw CLIError("\(path == "-" ? "standard input" : path):\(error.line): \(error.message); nothing was written")
+                }
+            }
             let progress = ProgressReporter(label: "recording", unit: "MB", unitSize: 1 << 20)
-            let input = ScanLogSamples(try ScanLogInput.read(file), skipBad: skipBad) { done, total in
+            let input = ScanLogSamples(try ScanLogInput.read(file), skipBad: skipBad, walk: walk) { done, total in
                 if total >= 4 << 20 { progress.report(done, total) }
             }
             let summary: RecordSummary
@@ -61,11 +90,18 @@ extension Survey {
             }
             // Nothing was written (the revision only moves when something is stored), but a surveyor who
             // recorded an empty file has the wrong file: say so rather than report success.
+            let walked = walk.map { _ in input.walkPlacements }
             guard summary.samples > 0 else {
+                if let walked, walked.leftOut > 0 {
+                    throw CLIError("no sample of \(file == "-" ? "standard input" : file) lies on the walked path (\(walked.text)); nothing was recorded")
+                }
                 throw CLIError("\(file == "-" ? "standard input" : file) holds no scan line\(input.skipped > 0 ? " that could be read" : ""); nothing was recorded")
             }
             // The survey is stored whatever happens next: a tuning failure is reported, not a lost recording.
-            if !output.json { print(summary.text(skipped: input.skipped)) }
+            if !output.json {
+                if let walked { print("Walking survey: \(walked.text) (\(walk?.path.checkpoints.count ?? 0) checkpoints).") }
+                print(summary.text(skipped: input.skipped))
+            }
             var tuning: StoredTuning?
             var tuningError: String?
             if !noTune, summary.fingerprints > 0 {
@@ -76,7 +112,7 @@ extension Survey {
                 }
             }
             if output.json {
-                try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped, tuning: tuning, tuningError: tuningError))
+                try Output.json(RecordOutput(summary: summary, malformedLinesSkipped: input.skipped, walk: walked, tuning: tuning, tuningError: tuningError))
             } else if let tuning {
                 print(VenueTuning.text(tuning, candidates: 3))
             }
@@ -91,6 +127,8 @@ extension Survey {
 struct RecordOutput: Encodable {
     var summary: RecordSummary
     var malformedLinesSkipped: Int
+    /// With --path: how the walk placed the lines without coordinates.
+    var walk: WalkPlacementCounts?
     /// The tuning made at the end, unless --no-tune.
     var tuning: StoredTuning?
     var tuningError: String?
@@ -122,5 +160,17 @@ extension RecordSummary {
             lines.append("Revisit \(spotsToRevisit.count) spots (fewer than 3 fingerprints or 3 beacons): \(spotsToRevisit.joined(separator: ", ")).")
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension WalkPlacementCounts {
+    var text: String {
+        var parts = ["placed \(placed) samples along the path"]
+        if leftOut > 0 {
+            let reasons = [(beforeFirstCheckpoint, "before the first checkpoint"), (afterLastCheckpoint, "after the last"), (betweenFloors, "between checkpoints on two floors")]
+                .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            parts.append("left out \(leftOut) (\(reasons.joined(separator: ", ")))")
+        }
+        return parts.joined(separator: "; ")
     }
 }

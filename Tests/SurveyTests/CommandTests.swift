@@ -626,3 +626,95 @@ struct CommandTests {
         var report: Inner
     }
 }
+
+/// `survey record --path`: a walking survey from a file, and `survey simulate --survey-mode walking`.
+@Suite("survey: walking surveys")
+struct WalkingSurveyCommandTests {
+    let commands: CommandTests
+
+    init() throws {
+        commands = try CommandTests()
+    }
+
+    /// A surveyor walking the hall from spot a to spot c in 10 s, one sample a second, the phone on
+    /// from 2 s before the first tap to 2 s after the last.
+    static func walkLog() -> String {
+        (0...14).map { second in
+            let x = min(10, max(0, Double(second - 2)))
+            let rssi = [(0.0, 1), (5.0, 2), (10.0, 3)].map { beaconX, minor in
+                #"{"uuid": "\#(CommandTests.uuid)", "major": 1, "minor": \#(minor), "rssi": \#(-50 - Int(3 * abs(beaconX - x)))}"#
+            }
+            return #"{"t": \#(1_700_000_000 + second), "device": "phone", "beacons": [\#(rssi.joined(separator: ", "))]}"#
+        }.joined(separator: "\n") + "\n"
+    }
+
+    @Test("record --path places the lines without coordinates along the walk, joins them to spots or cells, and counts what it left out")
+    func recordWalk() throws {
+        // Given the hall, a log without coordinates and a path from spot a to spot c
+        try commands.importedHall()
+        let log = try commands.write(Self.walkLog(), to: "walk.jsonl")
+        let path = try commands.write(#"{"t": 1700000002, "spot": "a"}"# + "\n" + #"{"t": 1700000012, "spot": "c"}"# + "\n", to: "path.jsonl")
+        // When recorded with the path, as JSON
+        let recorded = try commands.survey("record", "--venue", "hall", "--path", path, "--no-tune", "--json", log)
+        // Then the 11 samples from the first tap to the last are placed, the 4 outside are left out and counted
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let output = try #require(try JSONSerialization.jsonObject(with: Data(recorded.stdout.utf8)) as? [String: Any])
+        let walk = try #require(output["walk"] as? [String: Int], "\(recorded.stdout)")
+        #expect(walk["placed"] == 11 && walk["before_first_checkpoint"] == 2 && walk["after_last_checkpoint"] == 2, "\(walk)")
+        let summary = try #require(output["summary"] as? [String: Any])
+        #expect(summary["fingerprints"] as? Int == 11)
+        // And samples within 0.5 m of a, b and c joined them; the 8 between went to 1 m cells, one spot each
+        let spots = try #require(summary["spots"] as? [[String: Any]])
+        let added = Dictionary(uniqueKeysWithValues: spots.map { ($0["spot"] as? String ?? "", $0["added"] as? Int ?? 0) })
+        #expect(added["a"] == 1 && added["b"] == 1 && added["c"] == 1, "\(added)")
+        #expect((summary["spots_created"] as? [String])?.count == 8, "\(summary)")
+        #expect(added["2.5,0.5,0"] == 1, "\(added)")
+        // And the text says what was placed and left out
+        let text = try commands.survey("record", "--venue", "hall", "--path", path, "--no-tune", log)
+        #expect(text.stdout.contains("Walking survey: placed 11 samples along the path; left out 4 (2 before the first checkpoint, 2 after the last) (2 checkpoints)."), "\(text.stdout)")
+    }
+
+    @Test("a bad path file is refused with FILE:LINE and nothing is written; bad options are refused before anything is read")
+    func refusals() throws {
+        // Given the hall and the walk
+        try commands.importedHall()
+        let log = try commands.write(Self.walkLog(), to: "walk.jsonl")
+        let path = try commands.write(#"{"t": 1700000002, "spot": "a"}"# + "\n" + #"{"t": 1700000012, "spot": "nowhere"}"# + "\n", to: "path.jsonl")
+        // When recorded with a path naming a spot the hall lacks
+        let refused = try commands.survey("record", "--venue", "hall", "--path", path, log)
+        // Then the line is named, and the venue is untouched
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("path.jsonl:2: the venue has no spot 'nowhere'"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was written"), "\(refused.stderr)")
+        #expect(try commands.revision() == 1)
+        // And without a path the lines are malformed, as before
+        let unplaced = try commands.survey("record", "--venue", "hall", log)
+        #expect(unplaced.status != 0 && unplaced.stderr.contains("ground truth"), "\(unplaced.stderr)")
+        // And a cell of 0 is refused
+        let cell = try commands.survey("record", "--venue", "hall", "--path", path, "--cell", "0", log)
+        #expect(cell.status != 0 && cell.stderr.contains("--cell must be from 0.05 to 100 metres"), "\(cell.stderr)")
+    }
+
+    @Test("simulate --survey-mode walking writes a log without coordinates and its path, which record --path takes")
+    func simulateWalking() throws {
+        // Given a simulated 4-minute walking survey of demo-hall
+        let out = commands.directory.appendingPathComponent("sim").path
+        let simulated = try SurveyProcess.run(["simulate", "--out", out, "--survey-mode", "walking", "--survey-minutes", "4"])
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        #expect(simulated.stdout.contains("path.jsonl"), "\(simulated.stdout)")
+        // Then the survey has a line a second and none carries coordinates
+        let survey = try String(contentsOfFile: out + "/survey.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(survey.count == 241)
+        #expect(!survey.contains { $0.contains("\"x\"") })
+        // When the venue is imported and the walk recorded with its path
+        #expect(try commands.survey("venue", "import", out + "/venue.json").status == 0)
+        let recorded = try commands.survey("record", "--venue", "demo-hall", "--path", out + "/path.jsonl", "--no-tune", "--json", out + "/survey.jsonl")
+        // Then all of it is placed but the 20 s on the stairs and what followed the last tap, and every line is counted
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let output = try #require(try JSONSerialization.jsonObject(with: Data(recorded.stdout.utf8)) as? [String: Any])
+        let walk = try #require(output["walk"] as? [String: Int])
+        #expect((walk["placed"] ?? 0) > 210, "\(walk)")
+        #expect((walk["between_floors"] ?? 0) >= 18, "\(walk)")
+        #expect(walk.values.reduce(0, +) == 241, "\(walk)")
+    }
+}

@@ -20,13 +20,16 @@ public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible
 /// while the store writes one piece's fingerprints, the next piece is decoded on another core, and the
 /// log never sits in memory decoded as a whole.
 ///
-/// Lines must carry their ground truth. Bad lines either stop the recording or are skipped and counted:
+/// Lines must carry their ground truth, unless the log is a walking survey: given a ``WalkingSurvey``,
+/// a line without one is placed where the walked path was at its time (see ``WalkedPath``). Bad lines either stop the recording or are skipped and counted:
 /// without `skipBad`, the first piece holding one makes the rest of the log be checked too (so the error
 /// lists every bad line), then ``MalformedLines`` abandons the recording with nothing written.
 public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     // @unchecked: `pieces`, `decoded` and `skippedLines` are touched by one decoding job at a time, each
     // started by `nextChunk` after `group.wait()` has ordered it after the previous job.
     private let skipBad: Bool
+    private let walk: WalkingSurvey?
+    private var walkCounts = WalkPlacementCounts()
     private var pieces: ScanLogDecoder.Pieces
     private let group = DispatchGroup()
     /// The piece decoded in the background: its samples, nil at the end of the log, or the refusal.
@@ -38,11 +41,13 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     /// - Parameters:
     ///   - pieceBytes: about how many bytes of log each piece holds.
     ///   - progress: called from the decoding thread after each piece.
+    ///   - walk: the walked path that places lines without ground truth; without it they are malformed.
     public init(
-        _ data: Data, skipBad: Bool, pieceBytes: Int = 1 << 20,
+        _ data: Data, skipBad: Bool, walk: WalkingSurvey? = nil, pieceBytes: Int = 1 << 20,
         progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int) -> Void)? = nil
     ) {
         self.skipBad = skipBad
+        self.walk = walk
         self.progress = progress
         pieces = ScanLogDecoder.Pieces(data, pieceBytes: pieceBytes)
     }
@@ -51,6 +56,12 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     public var skipped: Int {
         group.wait()
         return skippedLines
+    }
+
+    /// How the walk placed the lines without ground truth; read it once the recording is over.
+    public var walkPlacements: WalkPlacementCounts {
+        group.wait()
+        return walkCounts
     }
 
     public func nextChunk() throws -> [LabelledSample]? {
@@ -72,25 +83,47 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
 
     private func decodeNextPiece() -> Result<[LabelledSample]?, MalformedLines> {
         guard let piece = pieces.next() else { return .success(nil) }
-        var (samples, errors) = Self.labelledSamples(piece)
+        var counts = walkCounts
+        var (samples, errors) = Self.labelledSamples(piece, walk: walk, counts: &counts)
         if !errors.isEmpty, !skipBad {
-            while let rest = pieces.next() { errors += Self.labelledSamples(rest).errors }
+            while let rest = pieces.next() { errors += Self.labelledSamples(rest, walk: walk, counts: &counts).errors }
             return .failure(MalformedLines(errors))
         }
         skippedLines += errors.count
+        walkCounts = counts
         progress?(pieces.progress.done, pieces.progress.total)
         return .success(samples)
     }
 
-    /// A piece's lines as samples with their ground truth, which survey lines must carry.
+    /// A piece's lines as samples with their ground truth, which survey lines must carry or the walk
+    /// must give them.
     private static func labelledSamples(
-        _ piece: (lines: [(number: Int, line: ScanLine)], errors: [ScanLogDecoder.LineError])
+        _ piece: (lines: [(number: Int, line: ScanLine)], errors: [ScanLogDecoder.LineError]),
+        walk: WalkingSurvey?, counts: inout WalkPlacementCounts
     ) -> (samples: [LabelledSample], errors: [ScanLogDecoder.LineError]) {
         var errors = piece.errors
         var samples: [LabelledSample] = []
         samples.reserveCapacity(piece.lines.count)
         for (number, line) in piece.lines {
-            guard let truth = line.groundTruth else {
+            let truth: GroundTruth
+            if let given = line.groundTruth {
+                truth = given
+            } else if let walk {
+                switch walk.path.placement(at: line.t) {
+                case .placed(let point):
+                    truth = walk.spots.truth(at: point)
+                    counts.placed += 1
+                case .beforeFirstCheckpoint:
+                    counts.beforeFirstCheckpoint += 1
+                    continue
+                case .afterLastCheckpoint:
+                    counts.afterLastCheckpoint += 1
+                    continue
+                case .betweenFloors:
+                    counts.betweenFloors += 1
+                    continue
+                }
+            } else {
                 errors.append(.missingGroundTruth(line: number))
                 continue
             }
@@ -102,4 +135,31 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
         }
         return (samples, errors)
     }
+}
+
+/// A walking survey's path and how its samples join spots: what places a log's lines that carry no
+/// ground truth.
+public struct WalkingSurvey: Sendable {
+    public var path: WalkedPath
+    public var spots: WalkSpotAssignment
+
+    public init(path: WalkedPath, spots: WalkSpotAssignment) {
+        self.path = path
+        self.spots = spots
+    }
+}
+
+/// What a walking survey did with the lines that carried no ground truth.
+public struct WalkPlacementCounts: Hashable, Sendable, Codable {
+    /// Placed on the path and recorded.
+    public var placed = 0
+    /// Left out: taken before the first checkpoint or after the last, or between checkpoints on two floors.
+    public var beforeFirstCheckpoint = 0
+    public var afterLastCheckpoint = 0
+    public var betweenFloors = 0
+
+    public init() {}
+
+    /// Lines the walk could not place, which were not recorded.
+    public var leftOut: Int { beforeFirstCheckpoint + afterLastCheckpoint + betweenFloors }
 }
