@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "FingerprintStore", targets: ["FingerprintStore"]),
         .executable(name: "positiond", targets: ["positiond"]),
         .executable(name: "survey", targets: ["survey"]),
+        // positiond's client for apps and scanner rigs, generated from the same openapi.yaml.
+        .library(name: "BeaconfixClient", targets: ["BeaconfixClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -37,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        // The client library's transport.
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         // Reads openapi.yaml once at start-up to serve it as /openapi.json.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // Property-based tests: the fast parser is fuzzed against JSONDecoder.
@@ -117,6 +121,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The generated client of positiond (types and client of openapi.yaml, linked from positiond's folder).
+        .target(
+            name: "BeaconfixClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         // Compiles positiond's openapi.yaml into it, so the binary serves the document it was generated from.
         .plugin(name: "EmbedOpenAPIDocument", capability: .buildTool(), dependencies: ["EmbedText"]),
         .executableTarget(name: "EmbedText", path: "Plugins/EmbedText"),
@@ -149,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "PositiondTests",
             dependencies: [
-                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "TestScratch",
+                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "TestScratch", "BeaconfixClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "Yams", package: "Yams"),
