@@ -15,8 +15,8 @@ public final class FingerprintStore: Sendable {
     /// The SQLite connection, for the operations that still speak GRDB rather than the SQL seam.
     private let sqlite: (any DatabaseWriter)?
     let logger: Logger
-    /// The file of a store opened read-only (positiond's), whose history writes go through their own
-    /// writable connection, ``historyConnection``, opened on first use.
+    /// The file of a store opened read-only (positiond's), whose own writes (history, survey sessions) go
+    /// through their own writable connection, ``historyConnection``, opened on first use.
     private let readOnlyPath: String?
     private let historyConnection = Mutex<DatabaseQueue?>(nil)
 
@@ -124,9 +124,11 @@ public final class FingerprintStore: Sendable {
         return try FingerprintStore(writer: reader, logger: logger, readOnlyPath: path)
     }
 
-    /// A write transaction for the visitor history. A store opened read-only writes its history through a
-    /// connection of its own (the survey stays read-only to the daemon); any other store uses its writer.
-    func historyWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
+    /// A write transaction for what the daemon itself writes: the visitor history, survey sessions posted
+    /// over HTTP and the tuning after their commit. A store opened read-only writes them through a
+    /// connection of its own, opened on first use (everything else stays read-only to the daemon); any
+    /// other store uses its writer.
+    func daemonWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         guard let readOnlyPath else { return try sqlWrite(body) }
         let queue = try historyConnection.withLock { connection -> DatabaseQueue in
             if let connection { return connection }

@@ -187,11 +187,50 @@ enum StoreMigrations {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v10: survey uploads, and the survey key scope") { db in
+            // SQLite cannot change a CHECK constraint in place: the key table is rebuilt with its rows and ids.
+            try db.execute(sql: """
+                CREATE TABLE apiKey_v10 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
+                    scope TEXT NOT NULL CHECK (scope IN ('locate', 'survey', 'admin')), tokenHash TEXT NOT NULL UNIQUE,
+                    tokenPrefix TEXT NOT NULL, createdAt DATETIME NOT NULL, revokedAt DATETIME)
+                """)
+            try db.execute(sql: "INSERT INTO apiKey_v10 SELECT id, name, scope, tokenHash, tokenPrefix, createdAt, revokedAt FROM apiKey")
+            try db.execute(sql: "DROP TABLE apiKey")
+            try db.execute(sql: "ALTER TABLE apiKey_v10 RENAME TO apiKey")
+            for statement in StoreMigrations.surveyUploadTables(real: "REAL") {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 }
 
 extension StoreMigrations {
+    /// Survey sessions uploaded over HTTP, the same on both engines but for a type name: a session of a
+    /// venue (its state `open`, `committed` or `abandoned`; times in seconds since the Unix epoch) and
+    /// its batches, each stored as it arrives under the id its sender gave it (so a batch sent again is
+    /// recognised), as scan-log lines in arrival order (`position`), until the session is committed.
+    static func surveyUploadTables(real: String) -> [String] {
+        [
+            """
+            CREATE TABLE surveyUpload (
+                id TEXT PRIMARY KEY, venueId TEXT NOT NULL REFERENCES venue(id) ON DELETE CASCADE,
+                operator TEXT, deviceModel TEXT, notes TEXT,
+                state TEXT NOT NULL CHECK (state IN ('open', 'committed', 'abandoned')),
+                openedAt \(real) NOT NULL, closedAt \(real), samples BIGINT NOT NULL DEFAULT 0, batches BIGINT NOT NULL DEFAULT 0,
+                fingerprints BIGINT, revision BIGINT)
+            """,
+            "CREATE INDEX surveyUpload_byVenue ON surveyUpload (venueId, openedAt)",
+            """
+            CREATE TABLE surveyUploadBatch (
+                uploadId TEXT NOT NULL REFERENCES surveyUpload(id) ON DELETE CASCADE, batchId TEXT NOT NULL,
+                position BIGINT NOT NULL, samples BIGINT NOT NULL, lines TEXT NOT NULL, receivedAt \(real) NOT NULL,
+                PRIMARY KEY (uploadId, batchId))
+            """,
+        ]
+    }
+
     /// The visitor history's tables, the same on both engines but for two type names. Devices are
     /// pseudonyms (``FingerprintStore/devicePseudonym(_:secret:)``), never the ids phones send; times are
     /// seconds since the Unix epoch on the tracks' clock.

@@ -4,6 +4,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case newerSchema(path: String, unknownMigrations: [String])
     case unknownVenue(String)
     case unknownBeacon(venue: String, beacon: String)
+    /// No survey upload of that id belongs to the venue.
+    case unknownSurveyUpload(venue: String, id: String)
     case invalidVenue(problems: [String])
     case invalidInput(String)
     /// The operation would remove data that other records still need.
@@ -25,6 +27,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "there is no venue '\(id)'"
         case .unknownBeacon(let venue, let beacon):
             "venue '\(venue)' has no beacon \(beacon)"
+        case .unknownSurveyUpload(let venue, let id):
+            "venue '\(venue)' has no survey session '\(id)'"
         case .invalidVenue(let problems):
             "the venue definition is invalid: " + problems.joined(separator: "; ")
         case .invalidInput(let message):

@@ -28,6 +28,8 @@ struct Contract: @unchecked Sendable {
         "Heatmap": Components.Schemas.Heatmap.self,
         "HistoryRecording": Components.Schemas.HistoryRecording.self,
         "LiveTicket": Components.Schemas.LiveTicket.self,
+        "SurveySession": Components.Schemas.SurveySession.self,
+        "SurveyBatchReceipt": Components.Schemas.SurveyBatchReceipt.self,
         ]
     }
 

@@ -130,6 +130,10 @@ enum PostgresMigrations {
             "UPDATE floorPlan SET topRightX = bottomRightX, topRightY = topLeftY",
         ]),
         ("v9: visitor history", StoreMigrations.historyTables(real: "DOUBLE PRECISION", blob: "BYTEA")),
+        ("v10: survey uploads, and the survey key scope", [
+            "ALTER TABLE apiKey DROP CONSTRAINT apikey_scope_check",
+            "ALTER TABLE apiKey ADD CONSTRAINT apikey_scope_check CHECK (scope IN ('locate', 'survey', 'admin'))",
+        ] + StoreMigrations.surveyUploadTables(real: "DOUBLE PRECISION")),
     ]
 
     /// Brings the database up to this build's schema in one transaction (PostgreSQL's DDL is

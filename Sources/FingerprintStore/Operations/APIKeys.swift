@@ -5,12 +5,18 @@ public import Foundation
 public enum APIKeyScope: String, Codable, Hashable, Sendable, CaseIterable {
     /// Apps: read venues, locate, post samples, ask for proximity, follow one device live.
     case locate
+    /// Surveyors and their apps: what `locate` may, and survey sessions (record a venue's survey over HTTP).
+    case survey
     /// Operators: everything, including the venue-wide live feed and any device's position.
     case admin
 
     /// Whether a key of this scope may do what `required` allows.
     public func permits(_ required: APIKeyScope) -> Bool {
-        self == .admin || self == required
+        switch self {
+        case .admin: true
+        case .survey: required == .survey || required == .locate
+        case .locate: required == .locate
+        }
     }
 }
 
@@ -37,7 +43,7 @@ extension APIKeyInfo {
     init(_ row: SQLRow) throws(StoreError) {
         let scopeName = try row.text("scope")
         guard let scope = APIKeyScope(rawValue: scopeName) else {
-            throw .invalidInput("API key \(try row.integer("id")) has the scope '\(scopeName)', which this build does not know (locate or admin)")
+            throw .invalidInput("API key \(try row.integer("id")) has the scope '\(scopeName)', which this build does not know (locate, survey or admin)")
         }
         self.init(
             id: try row.integer("id"), name: try row.text("name"), scope: scope, prefix: try row.text("tokenPrefix"),

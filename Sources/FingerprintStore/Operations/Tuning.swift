@@ -27,7 +27,7 @@ extension FingerprintStore {
         encoder.outputFormatting = [.sortedKeys]
         let configuration = String(decoding: try encoder.encode(result.configuration), as: UTF8.self)
         let report = String(decoding: try encoder.encode(result), as: UTF8.self)
-        let stored = try sqlWrite { transaction -> StoredTuning in
+        let stored = try daemonWrite { transaction -> StoredTuning in
             let current = try revision(of: venueID, transaction)
             guard current == surveyRevision else {
                 throw StoreError.conflict(

@@ -12,7 +12,7 @@ extension Survey.Key {
         @Option(name: .long, help: "What the key is for (an app, an operator).")
         var name: String
 
-        @Option(name: .long, help: "locate: apps; admin: everything, including the venue-wide live feed.")
+        @Option(name: .long, help: "locate: apps; survey: surveyors' apps (survey sessions, and what locate may); admin: everything, including the venue-wide live feed.")
         var scope: APIKeyScope = .locate
 
         func validate() throws {

@@ -2,59 +2,20 @@ import FingerprintStore
 import Foundation
 import Positioning
 
-/// Runs ``SurveyTuner`` on a venue's stored survey, the map candidates of each stage on every core, and
-/// stores the result: what `survey tune`, the end of `survey record` and `survey replace-beacon` share.
+/// The tuning as `survey` runs and shows it: ``FingerprintStore/tuneVenue(_:progress:)`` with a progress
+/// bar, and its result for people to read.
 enum VenueTuning {
     /// Tunes `venue` and stores its tuning (bumping its revision).
     ///
     /// - Parameter progress: show a progress bar on standard error.
     static func tune(_ venue: String, in store: FingerprintStore, progress showProgress: Bool = true) async throws -> StoredTuning {
-        let clock = ContinuousClock()
-        let started = clock.now
-        let survey = try await store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
-        let surveyedSpots = Set(survey.surveyed.map(\.spot)).count
-        guard surveyedSpots >= 2 else {
-            throw CLIError(
-                "venue '\(venue)' has \(surveyedSpots == 0 ? "no survey fingerprint" : "fingerprints at one spot only"); tuning needs a survey of at least 2 spots (record one with 'survey record --venue \(venue) FILE')")
-        }
-        let tuner = SurveyTuner()
-        let validation = SurveyCrossValidation(
-            spots: survey.spots, survey: survey.surveyed, scale: PositioningConfiguration.defaultScale)
-        let estimators = tuner.space.estimators
-        let candidates = tuner.space.mapCandidates
         let reporter = ProgressReporter(label: "tuning", unit: "candidates")
-        let total = candidates.count + 1
-        var done = 0
-        func advance() {
-            done += 1
-            if showProgress { reporter.report(done, total) }
-        }
-        let scores = try await score(candidates, validation: validation, estimators: estimators) { advance() }
-        guard let result = try tuner.finish(scores: scores, validation: validation) else {
-            throw CLIError("no configuration could locate any survey fingerprint of venue '\(venue)' among the other spots; is the survey too thin?")
-        }
-        advance()
-        return try store.saveTuning(result, of: venue, surveyRevision: survey.revision, seconds: (clock.now - started).seconds)
-    }
-
-    /// Scores `candidates` concurrently, calling `finished` (on the caller's task) as each completes.
-    private static func score(
-        _ candidates: [MapCandidate], validation: SurveyCrossValidation, estimators: [EstimatorChoice], finished: () -> Void
-    ) async throws -> [CrossValidationScore] {
-        try await withThrowingTaskGroup(of: [CrossValidationScore].self) { group in
-            var pending = candidates[...]
-            var scores: [CrossValidationScore] = []
-            // As many candidates at a time as there are cores: each is one CPU-bound pass.
-            for _ in 0..<max(1, ProcessInfo.processInfo.activeProcessorCount) {
-                guard let candidate = pending.popFirst() else { break }
-                group.addTask { try validation.score(candidate, estimators: estimators) }
+        do {
+            return try await store.tuneVenue(venue) { done, total in
+                if showProgress { reporter.report(done, total) }
             }
-            while let next = try await group.next() {
-                scores += next
-                finished()
-                if let candidate = pending.popFirst() { group.addTask { try validation.score(candidate, estimators: estimators) } }
-            }
-            return scores
+        } catch StoreError.invalidInput(let reason) {
+            throw CLIError(reason)
         }
     }
 

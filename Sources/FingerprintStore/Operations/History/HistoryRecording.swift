@@ -96,7 +96,7 @@ extension FingerprintStore {
     public func recordHistory(_ batches: [String: VenueHistoryBatch]) throws -> HistoryWriteSummary {
         var summary = HistoryWriteSummary()
         guard batches.values.contains(where: { !$0.isEmpty }) else { return summary }
-        try historyWrite { transaction in
+        try daemonWrite { transaction in
             for (venue, batch) in batches.sorted(by: { $0.key < $1.key }) where !batch.isEmpty {
                 guard let secret = try historySecret(of: venue, creating: true, transaction) else {
                     summary.skippedVenues.append(venue)
@@ -181,7 +181,7 @@ extension FingerprintStore {
     @discardableResult
     public func setHistoryRecording(of venue: String, to recording: Bool) throws -> HistoryRecordingState {
         // Through the history's connection: positiond's store is otherwise read-only.
-        try historyWrite { transaction in
+        try daemonWrite { transaction in
             _ = try revision(of: venue, transaction)
             _ = try historySecret(of: venue, creating: true, transaction, evenWhenOff: true)
             try transaction.execute("UPDATE venueHistory SET recording = ? WHERE venueId = ?", [SQLValue(recording), .text(venue)])
@@ -202,7 +202,7 @@ extension FingerprintStore {
     /// trace points, heatmap hours that ended before it, and sightings. Returns the rows deleted.
     @discardableResult
     public func pruneHistory(before cutoff: Double) throws -> Int {
-        try historyWrite { transaction in
+        try daemonWrite { transaction in
             var deleted = 0
             let venues = try transaction.rows("SELECT venueId FROM venueHistory", []).map { try $0.text("venueId") }
             for venue in venues {
@@ -225,7 +225,7 @@ extension FingerprintStore {
     /// those of devices last seen before `lastSeenBefore` end at that last sighting. Returns how many.
     @discardableResult
     public func closeAbandonedVisits(lastSeenBefore cutoff: Double) throws -> Int {
-        try historyWrite { transaction in
+        try daemonWrite { transaction in
             let lastSeen = "(SELECT p.lastSeen FROM devicePresence p WHERE p.venueId = zoneVisit.venueId AND p.device = zoneVisit.device)"
             let abandoned = """
                 exitedAt IS NULL AND EXISTS (SELECT 1 FROM devicePresence p WHERE p.venueId = zoneVisit.venueId

@@ -17,18 +17,22 @@ extension FingerprintStore {
     /// - Throws: ``StoreError/unknownVenue(_:)``, or what `source` throws; nothing is written on any error.
     public func record(from source: some LabelledSampleSource, into venueID: String, options: RecordOptions) throws -> RecordSummary {
         guard options.windowSize >= 1 else { throw StoreError.invalidInput("the window must hold at least 1 sample") }
-        var source = source
-        let summary = try sqlWrite { db -> RecordSummary in
-            var recording = try SurveyRecording(store: self, venueID: venueID, options: options, db)
-            while let chunk = try source.nextChunk() {
-                try recording.take(chunk)
-            }
-            return try recording.finish()
-        }
+        let summary = try sqlWrite { db in try record(from: source, into: venueID, options: options, db) }
         logger.debug(
             "survey recorded",
             metadata: ["venue.id": "\(venueID)", "fingerprints": "\(summary.fingerprints)", "venue.revision": "\(summary.revision)"])
         return summary
+    }
+
+    /// The recording itself, inside the caller's transaction: what `survey record` and a committed survey
+    /// session (``commitSurveyUpload(_:of:options:)``) share.
+    func record(from source: some LabelledSampleSource, into venueID: String, options: RecordOptions, _ db: any SQLTransaction) throws -> RecordSummary {
+        var source = source
+        var recording = try SurveyRecording(store: self, venueID: venueID, options: options, db)
+        while let chunk = try source.nextChunk() {
+            try recording.take(chunk)
+        }
+        return try recording.finish()
     }
 
     /// Active beacons of a venue by identity, with their row ids.

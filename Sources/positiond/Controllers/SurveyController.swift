@@ -1,0 +1,105 @@
+import FingerprintStore
+import Foundation
+import Hummingbird
+import Logging
+import Positioning
+import ScanFormats
+
+/// `/v1/venues/{venue}/survey/sessions/...`: a surveyor's app records a venue's survey over HTTP. Scope
+/// survey. The store keeps every batch as it arrives and records the session, on commit, through the
+/// code `survey record` runs; the venue is then re-tuned in the background.
+extension PositiondAPI {
+    func openSurveySession(_ input: Operations.OpenSurveySession.Input) async throws -> Operations.OpenSurveySession.Output {
+        try RequestScope.current.require(.survey)
+        let venue = try catalog.snapshot(named: input.path.venue).details.id
+        guard case .json(let body) = input.body else { throw HTTPError(.unsupportedMediaType) }
+        let upload = try await surveyCall {
+            try store.openSurveyUpload(venue: venue, operator: body._operator, deviceModel: body.deviceModel, notes: body.notes)
+        }
+        RequestScope.context?.logger.notice("survey session opened", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)"])
+        return .created(.init(body: .json(.init(upload))))
+    }
+
+    func getSurveySession(_ input: Operations.GetSurveySession.Input) async throws -> Operations.GetSurveySession.Output {
+        try RequestScope.current.require(.survey)
+        let venue = try catalog.snapshot(named: input.path.venue).details.id
+        let upload = try await surveyCall { try store.surveyUpload(input.path.session, of: venue) }
+        return .ok(.init(body: .json(.init(upload))))
+    }
+
+    func abandonSurveySession(_ input: Operations.AbandonSurveySession.Input) async throws -> Operations.AbandonSurveySession.Output {
+        try RequestScope.current.require(.survey)
+        let venue = try catalog.snapshot(named: input.path.venue).details.id
+        let upload = try await surveyCall { try store.abandonSurveyUpload(input.path.session, of: venue) }
+        RequestScope.context?.logger.notice("survey session abandoned", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)"])
+        return .ok(.init(body: .json(.init(upload))))
+    }
+
+    func postSurveyBatch(_ input: Operations.PostSurveyBatch.Input) async throws -> Operations.PostSurveyBatch.Output {
+        try RequestScope.current.require(.survey)
+        let venue = try catalog.snapshot(named: input.path.venue).details.id
+        guard case .json(let body) = input.body else { throw HTTPError(.unsupportedMediaType) }
+        // A batch is bounded by the body limit (http.max.body.bytes), which the router enforces before decoding.
+        let lines = body.samples.map { sample in
+            ScanLine(
+                t: sample.t, device: sample.device, spot: sample.spot, x: sample.x, y: sample.y, floor: sample.floor,
+                beacons: sample.beacons.map { .init(uuid: $0.uuid, major: $0.major, minor: $0.minor, rssi: $0.rssi) })
+        }
+        let receipt = try await surveyCall { try store.addSurveyBatch(lines, id: body.batchId, to: input.path.session, of: venue) }
+        return .ok(.init(body: .json(.init(
+            batchId: receipt.batchID, duplicate: receipt.duplicate, samples: receipt.samples, session: .init(receipt.upload)))))
+    }
+
+    func commitSurveySession(_ input: Operations.CommitSurveySession.Input) async throws -> Operations.CommitSurveySession.Output {
+        try RequestScope.current.require(.survey)
+        let venue = try catalog.snapshot(named: input.path.venue).details.id
+        let configuration = PositioningConfiguration()
+        let (upload, summary) = try await surveyCall {
+            try store.commitSurveyUpload(
+                input.path.session, of: venue, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
+        }
+        let logger = RequestScope.context?.logger ?? Logger(label: "beaconfix.positiond.survey")
+        logger.notice(
+            "survey session committed", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)", "fingerprints": "\(summary.fingerprints)"])
+        // Tuning takes seconds to minutes: the answer does not wait. Its revision reaches every replica
+        // as any revision does; a failure is logged and leaves the venue on its previous tuning.
+        Task.detached { [store] in
+            do {
+                let tuning = try await store.tuneVenue(venue)
+                logger.notice("venue re-tuned after a survey session", metadata: ["venue.id": "\(venue)", "venue.revision": "\(tuning.revision)"])
+            } catch {
+                logger.error("re-tuning after a survey session failed", metadata: ["venue.id": "\(venue)", "error": "\(error)"])
+            }
+        }
+        var session = Components.Schemas.SurveySession(upload)
+        session.tuning = .started
+        return .ok(.init(body: .json(session)))
+    }
+
+    /// Runs a store call, its refusals as the API's errors: 404 for an unknown session or a venue removed
+    /// since the catalog loaded, 409 for a session that is not open or a reused batch id, 422 for samples
+    /// or values the store refuses (the sentence names them).
+    private func surveyCall<T>(_ call: () throws -> T) async throws -> T {
+        do {
+            return try call()
+        } catch let error as InvalidSurveyBatch {
+            throw HTTPError(.unprocessableContent, message: error.description)
+        } catch let error as StoreError {
+            switch error {
+            case .unknownVenue, .unknownSurveyUpload: throw HTTPError(.notFound, message: "\(error)")
+            case .conflict: throw HTTPError(.conflict, message: "\(error)")
+            case .invalidInput: throw HTTPError(.unprocessableContent, message: "\(error)")
+            default: throw error
+            }
+        }
+    }
+}
+
+extension Components.Schemas.SurveySession {
+    init(_ upload: SurveyUpload) {
+        self.init(
+            id: upload.id, venue: upload.venue, state: .init(rawValue: upload.state.rawValue) ?? .open, _operator: upload.operator,
+            deviceModel: upload.deviceModel, notes: upload.notes, openedAt: upload.openedAt, closedAt: upload.closedAt,
+            samples: upload.samples, batches: upload.batches, fingerprints: upload.fingerprints, revision: upload.revision)
+    }
+}

@@ -1,0 +1,191 @@
+import BeaconfixClient
+@testable import FingerprintStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Positioning
+@testable import positiond
+import ScanFormats
+import Testing
+
+/// Survey sessions over HTTP, end to end: a surveyor's app (through the generated client) records the demo
+/// venue's survey into a real positiond on PostgreSQL, and a second replica on the same database serves
+/// the new revision.
+@Suite("positiond: survey sessions over HTTP")
+struct SurveySessionTests {
+    /// demo-hall imported into `store` (floors, beacons, spots, plans), without a survey.
+    static func importDemoVenue(into store: FingerprintStore) throws {
+        let definition = try JSONDecoder().decode(VenueDefinition.self, from: TestEnvironment.demoFile("venue.json"))
+        var plans: [Int: FloorPlanImage] = [:]
+        for floor in definition.floors {
+            guard let plan = floor.plan else { continue }
+            plans[floor.level] = try FloorPlanImage(data: TestEnvironment.demoFile(plan.image), path: plan.image)
+        }
+        _ = try store.importVenue(definition, plans: plans)
+    }
+
+    static func samples(_ lines: some Sequence<ScanLine>) -> [BeaconfixClient.Components.Schemas.SurveySample] {
+        lines.map { line in
+            .init(
+                t: line.t, device: line.device, spot: line.spot, x: line.x, y: line.y, floor: line.floor,
+                beacons: line.beacons.map { .init(uuid: $0.uuid, major: $0.major, minor: $0.minor, rssi: $0.rssi) })
+        }
+    }
+
+    @Test("a session posted in batches (one re-sent, one refused) and committed records what survey record records, is re-tuned, and reaches a second replica on PostgreSQL")
+    func endToEnd() async throws {
+        // Given demo-hall without a survey on PostgreSQL, two positiond replicas on it, and a survey key
+        let text = try #require(ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"])
+        let url = try #require(try PostgresLocation(url: text))
+        let schema = "sessions_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try PostgresBackend(url: url, logger: TestEnvironment.logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
+        let primaryStore = try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: TestEnvironment.logger), logger: TestEnvironment.logger)
+        try Self.importDemoVenue(into: primaryStore)
+        let replicaStore = try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: TestEnvironment.logger), logger: TestEnvironment.logger)
+        let key = try primaryStore.createKey(name: "surveyor", scope: .survey)
+        let app = try await TestEnvironment.app(store: primaryStore)
+        let replica = try await TestEnvironment.app(store: replicaStore)
+        let lines = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
+        try await replica.test(.live) { replicaClient in
+            let replicaPort = try #require(replicaClient.port)
+            let onReplica = Client(serverURL: URL(string: "http://127.0.0.1:\(replicaPort)")!, apiKey: key.token)
+            try await app.test(.live) { raw in
+                let beaconfix = Client(serverURL: URL(string: "http://127.0.0.1:\(try #require(raw.port))")!, apiKey: key.token)
+                let before = try await onReplica.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision
+                // When the surveyor's app opens a session
+                let opened = try await beaconfix.openSurveySession(
+                    path: .init(venue: "demo-hall"), body: .json(.init(_operator: "ana", deviceModel: "iPhone 13", notes: "both floors"))).created.body.json
+                #expect(opened.state == .open && opened.samples == 0)
+                let session = opened.id
+                // And posts the survey in batches of 20 (the test server takes bodies of 64 KiB), one of them twice (its answer was lost)
+                var batches = 0
+                for start in stride(from: 0, to: lines.count, by: 20) {
+                    let batch = Array(lines[start..<min(start + 20, lines.count)])
+                    let receipt = try await beaconfix.postSurveyBatch(
+                        path: .init(venue: "demo-hall", session: session), body: .json(.init(batchId: "b\(batches)", samples: Self.samples(batch)))).ok.body.json
+                    #expect(!receipt.duplicate)
+                    batches += 1
+                }
+                let resent = try await beaconfix.postSurveyBatch(
+                    path: .init(venue: "demo-hall", session: session), body: .json(.init(batchId: "b1", samples: Self.samples(lines[20..<40])))).ok.body.json
+                #expect(resent.duplicate && resent.session.samples == lines.count && resent.session.batches == batches)
+                // And one batch with an RSSI no radio reports
+                var bad = Self.samples(lines[0..<3])
+                bad[2].beacons[0].rssi = 40
+                let refused = try await beaconfix.postSurveyBatch(
+                    path: .init(venue: "demo-hall", session: session), body: .json(.init(batchId: "bad", samples: bad)))
+                // Then that batch is a 422 naming the sample, and nothing of it is stored
+                guard case .unprocessableContent(let problem) = refused else {
+                    Issue.record("expected a 422, got \(refused)")
+                    return
+                }
+                #expect(try problem.body.json.error.message.contains("samples[2]"), "\(problem)")
+                #expect(try await beaconfix.getSurveySession(path: .init(venue: "demo-hall", session: session)).ok.body.json.samples == lines.count)
+                // And until the commit, the venue has no fingerprint
+                #expect(try primaryStore.venue("demo-hall").fingerprints == 0)
+                // When the session is committed
+                let committed = try await beaconfix.commitSurveySession(path: .init(venue: "demo-hall", session: session)).ok.body.json
+                #expect(committed.state == .committed && committed.tuning == .started)
+                // Then the venue holds exactly what survey record makes of the same lines
+                let reference = try FingerprintStore.inMemory(logger: TestEnvironment.logger)
+                try Self.importDemoVenue(into: reference)
+                let configuration = PositioningConfiguration()
+                let expected = try reference.record(
+                    lines.map { LabelledSample(sample: try $0.sample(), truth: $0.groundTruth!) }, into: "demo-hall",
+                    options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
+                #expect(committed.fingerprints == expected.fingerprints && committed.revision == expected.revision)
+                let stored = try await primaryStore.survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
+                let recorded = try await reference.survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
+                #expect(stored.surveyed.map(\.fingerprint) == recorded.surveyed.map(\.fingerprint))
+                // And a second commit is a conflict
+                guard case .conflict = try await beaconfix.commitSurveySession(path: .init(venue: "demo-hall", session: session)) else {
+                    Issue.record("committing twice must be a 409")
+                    return
+                }
+                // And the venue is re-tuned in the background: a tuning stored at the recorded revision, and the
+                // replica serves the revision after it
+                let tuned = try #require(committed.revision).advanced(by: 1)
+                try await waitUntil(seconds: 120) {
+                    try await onReplica.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision >= tuned
+                }
+                #expect(try primaryStore.tuning(of: "demo-hall")?.result != nil)
+                #expect(before < tuned)
+                // And the replica locates with it
+                let walk = try TestEnvironment.walk
+                let located = try await onReplica.locate(
+                    path: .init(venue: "demo-hall"), body: .json(.init(samples: ClientLibraryTests.samples(walk[0..<5])))).ok.body.json
+                #expect(located.position != nil && located.revision >= tuned)
+            }
+        }
+    }
+
+    @Test("scopes: a locate key cannot open a session; a survey key can, and can still locate; an unknown session is a 404; an abandoned one takes no batch")
+    func scopesAndStates() async throws {
+        // Given the demo store with a locate key and a survey key, opened read-only as positiond opens a file
+        let writer = try TestEnvironment.demoStore()
+        let locateKey = try writer.createKey(name: "app", scope: .locate)
+        let surveyKey = try writer.createKey(name: "surveyor", scope: .survey)
+        let store = try FingerprintStore.openForReading(path: writer.path, logger: TestEnvironment.logger)
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.live) { raw in
+            let server = URL(string: "http://127.0.0.1:\(try #require(raw.port))")!
+            let asApp = Client(serverURL: server, apiKey: locateKey.token)
+            let asSurveyor = Client(serverURL: server, apiKey: surveyKey.token)
+            // Then the app's key is refused, naming the scope
+            guard case .forbidden(let refusal) = try await asApp.openSurveySession(path: .init(venue: "demo-hall"), body: .json(.init())) else {
+                Issue.record("a locate key must not open a survey session")
+                return
+            }
+            #expect(try refusal.body.json.error.message.contains("needs 'survey'"))
+            // And the surveyor's key opens one, and may locate too
+            let session = try await asSurveyor.openSurveySession(path: .init(venue: "demo-hall"), body: .json(.init())).created.body.json
+            let walk = try TestEnvironment.walk
+            _ = try await asSurveyor.locate(path: .init(venue: "demo-hall"), body: .json(.init(samples: ClientLibraryTests.samples(walk[0..<5])))).ok
+            // And a batch is stored through the daemon's own connection (the survey itself is read-only to it)
+            let surveyLines = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
+            let receipt = try await asSurveyor.postSurveyBatch(
+                path: .init(venue: "demo-hall", session: session.id), body: .json(.init(batchId: "first", samples: SurveySessionTests.samples(surveyLines[0..<2])))).ok.body.json
+            #expect(receipt.session.samples == 2)
+            // When the session is abandoned
+            let abandoned = try await asSurveyor.abandonSurveySession(path: .init(venue: "demo-hall", session: session.id)).ok.body.json
+            #expect(abandoned.state == .abandoned)
+            // Then it takes no batch (409), an unknown session is a 404, and an unknown venue too
+            let lines = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
+            let late = try await asSurveyor.postSurveyBatch(
+                path: .init(venue: "demo-hall", session: session.id), body: .json(.init(batchId: "late", samples: SurveySessionTests.samples(lines[0..<2]))))
+            guard case .conflict = late else {
+                Issue.record("an abandoned session must refuse batches with a 409, got \(late)")
+                return
+            }
+            guard case .notFound = try await asSurveyor.getSurveySession(path: .init(venue: "demo-hall", session: "ses_nope")) else {
+                Issue.record("an unknown session must be a 404")
+                return
+            }
+            guard case .notFound = try await asSurveyor.openSurveySession(path: .init(venue: "nowhere"), body: .json(.init())) else {
+                Issue.record("an unknown venue must be a 404")
+                return
+            }
+            // When another session is committed on this read-only file
+            let second = try await asSurveyor.openSurveySession(path: .init(venue: "demo-hall"), body: .json(.init(_operator: "ana"))).created.body.json
+            _ = try await asSurveyor.postSurveyBatch(
+                path: .init(venue: "demo-hall", session: second.id), body: .json(.init(batchId: "1", samples: SurveySessionTests.samples(surveyLines[0..<12])))).ok
+            let committed = try await asSurveyor.commitSurveySession(path: .init(venue: "demo-hall", session: second.id)).ok.body.json
+            // Then it is recorded, and the daemon serves the re-tuned revision after it
+            #expect(committed.fingerprints == 12)
+            let tuned = try #require(committed.revision) + 1
+            try await waitUntil(seconds: 120) {
+                try await asSurveyor.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision >= tuned
+            }
+            #expect(try writer.tuning(of: "demo-hall")?.revision == tuned)
+        }
+    }
+
+    func waitUntil(seconds: Int, _ condition: @Sendable () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        Issue.record("condition not met within \(seconds) s")
+    }
+}
