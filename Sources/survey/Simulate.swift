@@ -132,9 +132,9 @@ extension Survey {
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(svg.utf8).write(to: url)
             }
-            try Self.jsonLines(survey).write(to: directory.appendingPathComponent("survey.jsonl"))
+            try ScanLine.jsonLines(survey).write(to: directory.appendingPathComponent("survey.jsonl"))
             if surveyMode == .walking { try Self.pathLines(checkpoints).write(to: directory.appendingPathComponent("path.jsonl")) }
-            try Self.jsonLines(walk).write(to: directory.appendingPathComponent("walk.jsonl"))
+            try ScanLine.jsonLines(walk).write(to: directory.appendingPathComponent("walk.jsonl"))
             // A ready-made locate request (the walk's first stop, without ground truth) for README's curl lines.
             let request = ["samples": walk.prefix(walkSamples).map { ScanLine(t: $0.t, device: $0.device, beacons: $0.beacons) }]
             try encoder.encode(request).write(to: directory.appendingPathComponent("locate-request.json"))
@@ -146,7 +146,7 @@ extension Survey {
                     lines += venue.visit(itinerary, device: SimulatedVenues.walkDevice, using: &generator)
                 }
                 lines.sort { ($0.t, $0.device) < ($1.t, $1.device) }
-                try Self.jsonLines(lines).write(to: directory.appendingPathComponent("visitors.jsonl"))
+                try ScanLine.jsonLines(lines).write(to: directory.appendingPathComponent("visitors.jsonl"))
                 print("Wrote \(out)/visitors.jsonl: \(visitors) visitors, \(lines.count) samples from \(Date(timeIntervalSince1970: start).ISO8601Format()).")
             }
             if surveyMode == .walking {
@@ -163,17 +163,6 @@ extension Survey {
             var data = Data()
             for checkpoint in checkpoints {
                 let line = Line(t: (checkpoint.time * 1000).rounded() / 1000, x: checkpoint.position.x, y: checkpoint.position.y, floor: checkpoint.position.floor)
-                data.append(try encoder.encode(line))
-                data.append(UInt8(ascii: "\n"))
-            }
-            return data
-        }
-
-        static func jsonLines(_ lines: [ScanLine]) throws -> Data {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            var data = Data()
-            for line in lines {
                 data.append(try encoder.encode(line))
                 data.append(UInt8(ascii: "\n"))
             }

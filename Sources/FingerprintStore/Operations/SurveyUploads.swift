@@ -91,7 +91,7 @@ extension FingerprintStore {
         }
         var generator = SystemRandomNumberGenerator()
         let id = "ses_" + (0..<16).map { _ in String(UInt8.random(in: 0...15, using: &generator), radix: 16) }.joined()
-        let openedAt = (Date().timeIntervalSince1970 * 1000).rounded() / 1000
+        let openedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try daemonWrite { transaction in
             guard try !transaction.rows("SELECT id FROM venue WHERE id = ?", [.text(venue)]).isEmpty else { throw StoreError.unknownVenue(venue) }
             try transaction.execute(
@@ -127,7 +127,7 @@ extension FingerprintStore {
         }
         guard !samples.isEmpty else { throw StoreError.invalidInput("samples is empty: a batch holds at least one sample") }
         let lines = try Self.validatedLines(samples)
-        let receivedAt = (Date().timeIntervalSince1970 * 1000).rounded() / 1000
+        let receivedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try daemonWrite { transaction in
             var session = try Self.surveyUpload(upload, of: venue, transaction)
             if let stored = try transaction.rows(
@@ -154,13 +154,7 @@ extension FingerprintStore {
     /// The samples as scan-log lines, checked as `survey record` checks a log's lines: the same decoder
     /// reads them back at commit.
     private static func validatedLines(_ samples: [ScanLine]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = Data()
-        for sample in samples {
-            data.append(try encoder.encode(sample))
-            data.append(UInt8(ascii: "\n"))
-        }
+        let data = try ScanLine.jsonLines(samples)
         let decoded = ScanLogDecoder().decode(data)
         var problems = decoded.errors.map { InvalidSurveyBatch.Problem(index: $0.line - 1, message: $0.message) }
         for (number, line) in decoded.lines where line.groundTruth == nil {
@@ -175,7 +169,7 @@ extension FingerprintStore {
     /// - Throws: ``StoreError/conflict(_:)`` for a session that is not open; ``StoreError/invalidInput(_:)``
     ///   for one without a sample.
     public func commitSurveyUpload(_ id: String, of venue: String, options: RecordOptions) throws -> (upload: SurveyUpload, summary: RecordSummary) {
-        let closedAt = (Date().timeIntervalSince1970 * 1000).rounded() / 1000
+        let closedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         let result = try daemonWrite { transaction -> (SurveyUpload, RecordSummary) in
             var session = try Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else {
@@ -208,7 +202,7 @@ extension FingerprintStore {
     /// Closes an open session without recording it; its samples are deleted.
     /// - Throws: ``StoreError/conflict(_:)`` for a session that is not open.
     public func abandonSurveyUpload(_ id: String, of venue: String) throws -> SurveyUpload {
-        let closedAt = (Date().timeIntervalSince1970 * 1000).rounded() / 1000
+        let closedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try daemonWrite { transaction in
             var session = try Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else { throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already") }

@@ -1,3 +1,4 @@
+public import Foundation
 public import Positioning
 /// One line of a scan log (JSON Lines): one ranging sample of one device.
 ///
@@ -68,3 +69,18 @@ public struct ScanLine: Codable, Hashable, Sendable {
     }
 }
 
+
+extension ScanLine {
+    /// `lines` as a scan log: JSON Lines, keys sorted, one line each, as `survey simulate` writes its logs
+    /// and a survey session keeps its batches.
+    public static func jsonLines(_ lines: [ScanLine]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data = Data()
+        for line in lines {
+            data.append(try encoder.encode(line))
+            data.append(UInt8(ascii: "\n"))
+        }
+        return data
+    }
+}
