@@ -116,8 +116,13 @@ let package = Package(
                 "FingerprintStore",
                 "Positioning",
                 "ScanFormats",
+                // survey upload sends a log to a remote positiond through the generated client.
+                "BeaconfixClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -15,7 +15,7 @@ struct Survey: AsyncParsableCommand {
               survey evaluate --venue demo-hall --test venues/demo-hall/walk.jsonl
             """,
         subcommands: [
-            Venue.self, Record.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
+            Venue.self, Record.self, Upload.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
             ReplaceBeacon.self, Tune.self, Simulate.self, Key.self, Map.self, Copy.self, Analytics.self,
         ])
 }

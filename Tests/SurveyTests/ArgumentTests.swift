@@ -64,6 +64,19 @@ struct ArgumentTests {
         #expect(message(["simulate", "--out", "dir", "--seed", "3"]) == nil)
     }
 
+    @Test("upload checks its server, batch, timeout and attempts, and needs a file and a key")
+    func uploadArguments() throws {
+        let base = ["upload", "--to", "http://127.0.0.1:8080", "--venue", "hall", "--key", "k"]
+        #expect(message(base + ["log.jsonl"]) == nil)
+        #expect(message(base + ["--batch", "0", "log.jsonl"])?.contains("--batch must be from 1 to 5000") == true)
+        #expect(message(base + ["--timeout", "0", "log.jsonl"])?.contains("--timeout must be from 1 to 600") == true)
+        #expect(message(base + ["--attempts", "11", "log.jsonl"])?.contains("--attempts must be from 1 to 10") == true)
+        #expect(message(base + ["-"])?.contains("not standard input") == true)
+        #expect(message(["upload", "--to", "file:///tmp", "--venue", "hall", "--key", "k", "log.jsonl"])?.contains("--to must be an http or https URL") == true)
+        // (the test process has no BEACONFIX_KEY)
+        #expect(message(["upload", "--to", "http://127.0.0.1:8080", "--venue", "hall", "log.jsonl"])?.contains("pass --key or set BEACONFIX_KEY") == true)
+    }
+
     @Test("replace-beacon subcommands check their beacons, numbers and flags")
     func replaceBeaconArguments() throws {
         let old = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:1", new = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:9"

@@ -2,6 +2,7 @@ import ScanFormats
 import Foundation
 import Positioning
 import Testing
+import TestScratch
 
 /// ../shared/datasets/uji-geo-p12, outside the repository.
 enum UJIDataset {

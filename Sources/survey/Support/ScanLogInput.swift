@@ -13,7 +13,8 @@ struct ScanLogInput {
     /// Reads and decodes `path` (`-` is standard input).
     ///
     /// - Throws: ``CLIError`` naming FILE:LINE for the first malformed lines unless `skipBad` is set.
-    init(path: String, skipBad: Bool, requireGroundTruth: Bool) throws {
+    /// - Parameter consequence: what the refusal means, in its message.
+    init(path: String, skipBad: Bool, requireGroundTruth: Bool, consequence: String = "nothing was written") throws {
         let decoded = ScanLogDecoder().decode(try Self.read(path))
         var errors = decoded.errors
         var lines = decoded.lines
@@ -24,7 +25,7 @@ struct ScanLogInput {
             lines.removeAll { $0.line.groundTruth == nil }
             errors.sort { $0.line < $1.line }
         }
-        if !errors.isEmpty, !skipBad { throw Self.malformedLines(errors, in: path) }
+        if !errors.isEmpty, !skipBad { throw Self.malformedLines(errors, in: path, consequence: consequence) }
         self.name = path
         self.lines = lines
         self.skipped = errors.count
@@ -40,11 +41,11 @@ struct ScanLogInput {
     }
 
     /// The refusal of a file with bad lines: how many, and the first ten as FILE:LINE.
-    static func malformedLines(_ errors: [ScanLogDecoder.LineError], in path: String) -> CLIError {
+    static func malformedLines(_ errors: [ScanLogDecoder.LineError], in path: String, consequence: String = "nothing was written") -> CLIError {
         let errors = errors.sorted { $0.line < $1.line }
         let shown = errors.prefix(10).map { "\(path):\($0.line): \($0.message)" }.joined(separator: "\n")
         let more = errors.count > 10 ? "\n... and \(errors.count - 10) more" : ""
-        return CLIError("\(errors.count) malformed line\(errors.count == 1 ? "" : "s"); nothing was written (pass --skip-bad to skip them):\n\(shown)\(more)")
+        return CLIError("\(errors.count) malformed line\(errors.count == 1 ? "" : "s"); \(consequence) (pass --skip-bad to skip them):\n\(shown)\(more)")
     }
 
     /// The lines as samples with their ground truth (lines without one are left out).

@@ -1,0 +1,132 @@
+import FingerprintStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Positioning
+@testable import positiond
+import ScanFormats
+import Testing
+import TestScratch
+
+/// `survey upload`, the real binary, against a real positiond on a real socket: a scan log sent as a
+/// survey session through the generated client, stopped half way and resumed.
+@Suite("survey upload against a running positiond")
+struct SurveyUploadCommandTests {
+    /// The journal's acknowledged batch ids, or none while it is not written yet.
+    static func acknowledged(_ journal: URL) -> [String] {
+        guard let data = FileManager.default.contents(atPath: journal.path),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [] }
+        return object["acknowledged"] as? [String] ?? []
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+    }
+
+    @Test("an upload stopped half way resumes with only the unacknowledged batches, lost answers are not stored twice, the commit records what survey record records, and a re-run sends nothing")
+    func resumedUpload() async throws {
+        // Given positiond on the demo venue with a survey key, and the demo survey log in a folder
+        let store = try TestEnvironment.demoStore()
+        let key = try store.createKey(name: "rig", scope: .survey)
+        let folder = try ScratchSpace.directory("upload")
+        let log = folder.appendingPathComponent("survey.jsonl")
+        try TestEnvironment.demoFile("survey.jsonl").write(to: log)
+        let journal = folder.appendingPathComponent("survey.jsonl.upload.json")
+        let lines = try TestEnvironment.demoFile("survey.jsonl").split(separator: UInt8(ascii: "\n")).count
+        // And what survey record stores from the same log (a copy of the store before the upload)
+        let configuration = PositioningConfiguration()
+        let expected = try TestEnvironment.untunedDemoStore().record(
+            from: ScanLogSamples(try Data(contentsOf: log), skipBad: false), into: "demo-hall",
+            options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
+        let revisionBefore = try store.venue("demo-hall").revision
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.live) { client in
+            let server = "http://127.0.0.1:\(try #require(client.port))"
+            let command = ["upload", "--to", server, "--venue", "demo-hall", "--operator", "ana", "--json", log.path]
+            // When an upload of two samples a batch is interrupted once the server has acknowledged some
+            let stopped = try await SurveyProcess.run(command + ["--batch", "2"], environment: ["BEACONFIX_KEY": key.token]) { process in
+                while process.isRunning, Self.acknowledged(journal).count < 10 { try await Task.sleep(for: .milliseconds(5)) }
+                process.interrupt()
+            }
+            #expect(stopped.status != 0, "the upload must have been stopped before it finished: \(stopped.stdout)")
+            let acknowledgedBefore = Self.acknowledged(journal)
+            #expect(acknowledgedBefore.count >= 10)
+            // And the answers to its last two batches are lost (the journal never heard of them)
+            var stored = try Self.json(String(decoding: try Data(contentsOf: journal), as: UTF8.self))
+            let session = try #require(stored["session"] as? String)
+            stored["acknowledged"] = Array(acknowledgedBefore.dropLast(2))
+            try JSONSerialization.data(withJSONObject: stored).write(to: journal)
+            // And the same command is run again (its --batch differs: the journal's size is kept)
+            let resumed = try await SurveyProcess.run(command + ["--batch", "50"], environment: ["BEACONFIX_KEY": key.token])
+            // Then it sends only what had not been stored, into the same session, and commits it
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            let summary = try Self.json(resumed.stdout)
+            let batches = (lines + 1) / 2
+            #expect(summary["batches"] as? Int == batches)
+            // (the server may hold more than the journal says: a batch in flight when the upload was stopped)
+            let alreadyStored = try #require(summary["batches_already_stored"] as? Int)
+            #expect(alreadyStored >= acknowledgedBefore.count, "the journal's, and those the server recognised")
+            #expect(summary["batches_sent"] as? Int == batches - alreadyStored)
+            #expect(summary["committed"] as? Bool == true)
+            #expect(summary["session"] as? String == session)
+            // And the session holds every line once, recorded as survey record records them
+            let upload = try store.surveyUpload(session, of: "demo-hall")
+            #expect(upload.samples == lines && upload.batches == batches && upload.state == .committed && upload.operator == "ana")
+            #expect(upload.fingerprints == expected.fingerprints && summary["fingerprints"] as? Int == expected.fingerprints)
+            #expect(try #require(upload.revision) > revisionBefore)
+            // When it is run a third time
+            let again = try await SurveyProcess.run(command + [], environment: ["BEACONFIX_KEY": key.token])
+            // Then nothing is sent
+            #expect(again.status == 0, "\(again.stderr)")
+            let repeated = try Self.json(again.stdout)
+            #expect(repeated["already_committed"] as? Bool == true && repeated["batches_sent"] as? Int == 0)
+            #expect(try store.surveyUpload(session, of: "demo-hall").samples == lines)
+        }
+    }
+
+    @Test("refusals are one sentence and send nothing: a key without the survey scope, an unknown venue, a server that is not there, a log changed since its upload began")
+    func refusals() async throws {
+        // Given positiond on the demo venue, a locate key and a survey key, and a log
+        let store = try TestEnvironment.demoStore()
+        let locateKey = try store.createKey(name: "app", scope: .locate)
+        let surveyKey = try store.createKey(name: "rig", scope: .survey)
+        let folder = try ScratchSpace.directory("upload")
+        let log = folder.appendingPathComponent("survey.jsonl")
+        let survey = try TestEnvironment.demoFile("survey.jsonl").split(separator: UInt8(ascii: "\n"))
+        let shortLog = Data(survey.prefix(40).joined(separator: [UInt8(ascii: "\n")])), longerLog = Data(survey.prefix(60).joined(separator: [UInt8(ascii: "\n")]))
+        try shortLog.write(to: log)
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.live) { client in
+            let server = "http://127.0.0.1:\(try #require(client.port))"
+            // When the key may only locate
+            let forbidden = try await SurveyProcess.run(
+                ["upload", "--to", server, "--venue", "demo-hall", "--key", locateKey.token, log.path], environment: [:])
+            // Then the refusal names the scope it needs, and no journal is written
+            #expect(forbidden.status == 1 && forbidden.stderr.contains("403") && forbidden.stderr.contains("survey scope"), "\(forbidden.stderr)")
+            #expect(!forbidden.stderr.contains(locateKey.token))
+            #expect(!FileManager.default.fileExists(atPath: log.path + ".upload.json"))
+            // When the venue is unknown
+            let unknown = try await SurveyProcess.run(
+                ["upload", "--to", server, "--venue", "nowhere", log.path], environment: ["BEACONFIX_KEY": surveyKey.token])
+            #expect(unknown.status == 1 && unknown.stderr.contains("404") && unknown.stderr.contains("nowhere"), "\(unknown.stderr)")
+            // When no server listens at the address (one try)
+            let absent = try await SurveyProcess.run(
+                ["upload", "--to", "http://127.0.0.1:9", "--venue", "demo-hall", "--attempts", "1", "--timeout", "1", log.path],
+                environment: ["BEACONFIX_KEY": surveyKey.token])
+            #expect(absent.status == 1 && absent.stderr.contains("cannot reach http://127.0.0.1:9"), "\(absent.stderr)")
+            // When an upload left open is resumed after its log changed
+            let open = try await SurveyProcess.run(
+                ["upload", "--to", server, "--venue", "demo-hall", "--no-commit", log.path], environment: ["BEACONFIX_KEY": surveyKey.token])
+            #expect(open.status == 0, "\(open.stderr)")
+            try longerLog.write(to: log)
+            let changed = try await SurveyProcess.run(
+                ["upload", "--to", server, "--venue", "demo-hall", log.path], environment: ["BEACONFIX_KEY": surveyKey.token])
+            // Then it is refused, naming the journal to delete, and the open session is untouched
+            #expect(changed.status == 1 && changed.stderr.contains("has changed since its upload began"), "\(changed.stderr)")
+            let journal = try Self.json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: log.path + ".upload.json")), as: UTF8.self))
+            let session = try store.surveyUpload(try #require(journal["session"] as? String), of: "demo-hall")
+            #expect(session.state == .open && session.samples > 0)
+        }
+    }
+}
