@@ -68,6 +68,15 @@ def api(path, key=KEY):
         return error.code, None
 
 
+def api_send(method, path, body=None, key=KEY):
+    """A JSON request to an API route with `key`; the answer's JSON (a refusal raises)."""
+    request = urllib.request.Request(
+        f"{BASE}{path}", data=None if body is None else json.dumps(body).encode(), method=method,
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
+
 def zone_labels():
     """The zones' presence labels on the map ("Bar · 3"), as {zone: devices}."""
     labels = driver.execute_script(
@@ -282,6 +291,50 @@ try:
           "; ".join(entry["message"] for entry in failed)[:400])
     state_errors = driver.execute_script("return window.beaconfixMap.errors")
     check("the page reported no error", not state_errors, str(state_errors))
+
+    # A survey session watched live: the page opened on ?session=ID shows the session's spots and path, and
+    # each batch the surveyor's app posts changes them as it is stored (a spot thin at one sample, covered
+    # at four; a second spot; the path growing), without a reload.
+    survey_lines = [json.loads(line) for line in open(os.path.join(os.path.dirname(WALK), "survey.jsonl")) if line.strip()]
+    by_spot = {}
+    for line in survey_lines:
+        if len(line["beacons"]) >= 3:
+            by_spot.setdefault(line["spot"], []).append(line)
+    # Two spots of one floor, each with four samples that hear three beacons or more.
+    floor_of = {line["spot"]: line.get("floor", 0) for line in survey_lines}
+    candidates = [spot for spot, lines in by_spot.items() if len(lines) >= 4]
+    first_spot = candidates[0]
+    second_spot = next(spot for spot in candidates[1:] if floor_of[spot] == floor_of[first_spot])
+    session = api_send("POST", "/v1/venues/demo-hall/survey/sessions", {"operator": "browser-test"})["id"]
+    driver.get(f"{BASE}/venues/demo-hall/map?session={session}")
+    ready = wait_for(lambda: driver.execute_script("return document.body.dataset.ready === 'true'"), 10)
+    subscribed = wait_for(lambda: driver.execute_script(
+        "return window.beaconfixMap.socket && window.beaconfixMap.socket.readyState === 1 && !window.beaconfixMap.survey.loading"), 10)
+    survey_state = "return [document.body.dataset.surveySamples, document.body.dataset.surveySpots, document.body.dataset.surveyThin, " \
+        "document.body.dataset.surveyPath, document.querySelectorAll('path.survey-spot').length, " \
+        "document.querySelectorAll('path.survey-spot.thin').length]"
+    empty = driver.execute_script(survey_state)
+    check("a survey session opened on the map shows it empty", bool(ready) and bool(subscribed) and empty == ["0", "0", "0", "0", 0, 0],
+          f"ready {bool(ready)}, feed open {bool(subscribed)}, state {empty}")
+    if floor_of[first_spot] != int(driver.execute_script("return document.body.dataset.floor")):
+        driver.find_element(By.CSS_SELECTOR, f"#floors button[data-level='{floor_of[first_spot]}']").click()
+    steps = [
+        ("one sample at a spot: the spot appears, thin", by_spot[first_spot][:1], ["1", "1", "1", "1"]),
+        ("three more at it: the same spot, no longer thin", by_spot[first_spot][1:4], ["4", "1", "0", "4"]),
+        ("two at another spot: a second spot, thin, and the path grows", by_spot[second_spot][:2], ["6", "2", "1", "6"]),
+    ]
+    for number, (name, lines, expected) in enumerate(steps):
+        api_send("POST", f"/v1/venues/demo-hall/survey/sessions/{session}/batches", {"batch_id": f"browser-{number}", "samples": lines})
+        seen = wait_for(lambda: driver.execute_script(survey_state)[:4] == expected and driver.execute_script(survey_state), 5)
+        shown = driver.execute_script(survey_state)
+        # Both spots are on the floor shown: one ring per spot, a thin ring per thin spot.
+        check(f"live survey coverage: {name}", bool(seen) and shown[4] == int(expected[1]) and shown[5] == int(expected[2]),
+              f"samples/spots/thin/path {shown[:4]} (expected {expected}), rings {shown[4]}, thin rings {shown[5]}")
+    summary = driver.find_element(By.ID, "survey-summary").text
+    check("the survey panel counts the session", session in summary and "6 samples in 3 batches at 2 spots, 1 thin" in summary, summary)
+    api_send("DELETE", f"/v1/venues/demo-hall/survey/sessions/{session}")
+    state_errors = driver.execute_script("return window.beaconfixMap.errors")
+    check("the survey session's page reported no error", not state_errors, str(state_errors))
 
     # A key of scope locate may not read analytics: the page says presence needs an admin key, stops
     # asking for it, and shows the venue all the same. (Last: its refused requests are expected.)

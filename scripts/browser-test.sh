@@ -10,7 +10,9 @@
 # post samples timed now, each zone is labelled with the devices present in it (as the live feed placed them),
 # turning the heatmap on draws its cells and the total device time, it follows the floor and turns off; and
 # with a key of scope locate the page says presence needs an admin key and stops asking for it, the rest of
-# the page working. Saves docs/map.png (README shows it).
+# the page working. A survey session opened on the map (?session=ID) shows each batch posted to it as it is
+# stored: a spot thin at one sample and covered at four, a second spot, the path growing, the panel's counts.
+# Saves docs/map.png (README shows it).
 #
 #   scripts/browser-test.sh
 #

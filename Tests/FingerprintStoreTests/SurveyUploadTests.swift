@@ -56,6 +56,13 @@ struct SurveyUploadTests {
             return problems.map(\.index) == [1, 2] && problems[0].message.contains("rssi") && problems[1].message.contains("ground truth")
         }
         #expect(try store.surveyUpload(opened.id, of: "demo-hall").samples == lines.count)
+        // And its coverage so far holds every line once, in order, each spot with its own lines
+        let coverage = try store.surveyUploadCoverage(opened.id, of: "demo-hall")
+        #expect(coverage.path.map(\.t) == lines.map(\.t))
+        let perSpot = Dictionary(grouping: lines) { $0.groundTruth!.spotName }
+        #expect(coverage.spots.map(\.spot) == perSpot.keys.sorted())
+        #expect(coverage.spots.allSatisfy { $0.samples == perSpot[$0.spot]?.count })
+        #expect(coverage.thinSpots.allSatisfy { $0.samples < 3 || $0.medianBeacons < 3 })
         // And a batch id reused for other samples is refused
         #expect(throws: StoreError.self) { try store.addSurveyBatch(Array(lines[0..<5]), id: "b1", to: opened.id, of: "demo-hall") }
         // When the session is committed
@@ -69,6 +76,8 @@ struct SurveyUploadTests {
         #expect(try store.venue("demo-hall").fingerprints == reference.venue("demo-hall").fingerprints)
         #expect(committed.state == .committed && committed.fingerprints == summary.fingerprints && committed.revision == summary.revision)
         #expect(try store.surveyUpload(opened.id, of: "demo-hall") == committed)
+        // And a committed session's coverage is empty: its samples are the venue's survey now
+        #expect(try store.surveyUploadCoverage(opened.id, of: "demo-hall").path.isEmpty)
         // And the session takes nothing more, and cannot be committed or abandoned again
         #expect(throws: StoreError.self) { try store.addSurveyBatch(Array(lines[0..<5]), id: "late", to: opened.id, of: "demo-hall") }
         #expect(throws: StoreError.self) { try store.commitSurveyUpload(opened.id, of: "demo-hall", options: ScanLogSamplesTests.options) }

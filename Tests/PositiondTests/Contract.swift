@@ -30,6 +30,7 @@ struct Contract: @unchecked Sendable {
         "LiveTicket": Components.Schemas.LiveTicket.self,
         "SurveySession": Components.Schemas.SurveySession.self,
         "SurveyBatchReceipt": Components.Schemas.SurveyBatchReceipt.self,
+        "SurveySessionCoverage": Components.Schemas.SurveySessionCoverage.self,
         ]
     }
 

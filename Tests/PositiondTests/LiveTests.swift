@@ -178,6 +178,80 @@ struct LiveTests {
     }
 
     /// Polls `condition` every 50 ms for up to 5 s.
+    @Test("each batch a survey session stores reaches the venue-wide feed as a survey message with the coverage the session route answers; a batch sent again, or a device's follower, gets none")
+    func surveySessionBatches() async throws {
+        // Given positiond on the demo venue, a venue-wide socket and one following a device
+        let store = try TestEnvironment.demoStore()
+        let app = try await TestEnvironment.app(store: store)
+        let survey = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
+        let venueWide = Inbox(), follower = Inbox()
+        try await app.test(.live) { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (query, inbox) in [("", venueWide), ("?device=phone-1", follower)] {
+                    group.addTask {
+                        _ = try await client.ws("/v1/venues/demo-hall/live\(query)") { inbound, _, _ in
+                            for try await message in inbound.messages(maxSize: 1 << 20) {
+                                if case .text(let text) = message { inbox.add(text) }
+                                if inbox.types().contains("revision") { break }
+                            }
+                        }
+                    }
+                }
+                try await waitUntil { venueWide.types().contains("subscribed") && follower.types().contains("subscribed") }
+                // When a session is opened and stores three batches, the first sent twice
+                let opened = try await client.call(.post, "/v1/venues/demo-hall/survey/sessions", body: #"{"operator": "ana"}"#)
+                let session = try #require(opened.json["id"] as? String)
+                let batches = [survey[0..<2], survey[2..<7], survey[30..<33]]
+                func post(_ number: Int) async throws {
+                    let body = String(decoding: try JSONEncoder().encode(BatchBody(batch_id: "b\(number)", samples: Array(batches[number]))), as: UTF8.self)
+                    let answer = try await client.call(.post, "/v1/venues/demo-hall/survey/sessions/\(session)/batches", body: body)
+                    #expect(answer.status == .ok)
+                }
+                try await post(0)
+                try await post(0)
+                try await post(1)
+                try await post(2)
+                try await waitUntil { venueWide.all.filter { $0["type"] as? String == "survey" }.count >= 3 }
+                // Then the venue-wide socket got one survey message per stored batch, in order
+                let messages = venueWide.all.filter { $0["type"] as? String == "survey" }
+                #expect(messages.count == 3)
+                #expect(messages.map { ($0["session"] as? [String: Any])?["batches"] as? Int } == [1, 2, 3])
+                #expect(messages.map { ($0["path"] as? [Any])?.count } == batches.map(\.count))
+                // And together they say what the session's coverage route answers: the path, and each spot's
+                // coverage as its last message gave it
+                let coverage = try await client.call(.get, "/v1/venues/demo-hall/survey/sessions/\(session)/coverage").json
+                let routePath = try #require(coverage["path"] as? [[String: Any]])
+                let fedPath = messages.flatMap { $0["path"] as? [[String: Any]] ?? [] }
+                #expect(routePath.count == 10 && routePath.map { $0["t"] as? Double } == fedPath.map { $0["t"] as? Double })
+                var fedSpots: [String: NSDictionary] = [:]
+                for message in messages {
+                    for spot in message["spots"] as? [[String: Any]] ?? [] { fedSpots[spot["spot"] as? String ?? ""] = spot as NSDictionary }
+                }
+                let routeSpots = try #require(coverage["spots"] as? [[String: Any]])
+                #expect(!routeSpots.isEmpty && routeSpots.count == fedSpots.count)
+                for spot in routeSpots { #expect(fedSpots[spot["spot"] as? String ?? ""] == spot as NSDictionary, "\(spot)") }
+                #expect((coverage["session"] as? [String: Any])?["samples"] as? Int == 10)
+                // And the device's follower got none of it
+                #expect(!follower.types().contains("survey"))
+                // And an unknown session's coverage is a 404
+                #expect(try await client.call(.get, "/v1/venues/demo-hall/survey/sessions/ses_nope/coverage").status == .notFound)
+                group.cancelAll()
+            }
+        }
+        // And every message decodes into the generated LiveMessage of openapi.yaml
+        for message in venueWide.all {
+            let problems = try Contract.shared.get().problems(
+                of: try JSONSerialization.data(withJSONObject: message), against: ["$ref": "#/components/schemas/LiveMessage"])
+            #expect(problems.isEmpty, "\(problems)")
+        }
+    }
+
+    /// A survey batch's body, as an app sends it.
+    struct BatchBody: Encodable {
+        var batch_id: String
+        var samples: [ScanLine]
+    }
+
     func waitUntil(_ condition: @Sendable () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {

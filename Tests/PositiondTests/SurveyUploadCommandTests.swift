@@ -117,8 +117,18 @@ struct SurveyUploadCommandTests {
             #expect(absent.status == 1 && absent.stderr.contains("cannot reach http://127.0.0.1:9"), "\(absent.stderr)")
             // When an upload left open is resumed after its log changed
             let open = try await SurveyProcess.run(
-                ["upload", "--to", server, "--venue", "demo-hall", "--no-commit", log.path], environment: ["BEACONFIX_KEY": surveyKey.token])
+                ["upload", "--to", server, "--venue", "demo-hall", "--no-commit", "--json", log.path], environment: ["BEACONFIX_KEY": surveyKey.token])
             #expect(open.status == 0, "\(open.stderr)")
+            // And survey stats reads what the open session holds, as the store says it
+            let openSession = try #require(try Self.json(open.stdout)["session"] as? String)
+            let stats = try await SurveyProcess.run(
+                ["stats", "--db", store.path, "--venue", "demo-hall", "--session", openSession, "--json"], environment: [:])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            let statsJSON = try Self.json(stats.stdout)
+            let expected = try await store.surveyUploadCoverage(openSession, of: "demo-hall")
+            #expect((statsJSON["session"] as? [String: Any])?["samples"] as? Int == 40 && statsJSON["path_points"] as? Int == 40)
+            #expect(statsJSON["thin_spots"] as? [String] == expected.thinSpots.map(\.spot))
+            #expect((statsJSON["spots"] as? [[String: Any]])?.map { $0["samples"] as? Int } == expected.spots.map(\.samples))
             try longerLog.write(to: log)
             let changed = try await SurveyProcess.run(
                 ["upload", "--to", server, "--venue", "demo-hall", log.path], environment: ["BEACONFIX_KEY": surveyKey.token])

@@ -1,5 +1,6 @@
 public import Foundation
 public import ScanFormats
+import Positioning
 
 /// A survey recorded over HTTP: a session a surveyor's app opens for a venue, fills with batches of
 /// labelled samples as they are taken, and commits (recorded as `survey record` records a log) or
@@ -176,10 +177,7 @@ extension FingerprintStore {
                 throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already")
             }
             guard session.samples > 0 else { throw StoreError.invalidInput("survey session \(id) holds no sample: nothing to record") }
-            var log = Data()
-            for row in try transaction.rows("SELECT lines FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
-                log.append(contentsOf: Array(try row.text("lines").utf8))
-            }
+            let log = try Self.surveyUploadLog(id, transaction)
             var options = options
             options.operator = options.operator ?? session.operator
             options.sourceFile = "survey session \(id)"
@@ -212,5 +210,87 @@ extension FingerprintStore {
             session.closedAt = Date(timeIntervalSince1970: closedAt)
             return session
         }
+    }
+}
+
+/// What an open survey session holds so far, spot by spot, and the path its samples trace: what the live
+/// map shows while a surveyor walks, and `survey stats --session` prints.
+public struct SurveyUploadCoverage: Hashable, Sendable, Codable {
+    public struct SpotCoverage: Hashable, Sendable, Codable {
+        /// The venue's spot, or the name `survey record` gives a spot made of a sample's coordinates.
+        public var spot: String
+        public var x: Double
+        public var y: Double
+        public var floor: Int
+        /// The session's samples at the spot (one fingerprint each, at the default window of 1).
+        public var samples: Int
+        /// Beacons a sample of the spot typically hears (the median).
+        public var medianBeacons: Int
+        /// The thin-spot rule of `survey record` and `survey stats`, on the session's samples alone.
+        public var isThin: Bool { RecordSummary.SpotCoverage.isThin(fingerprints: samples, medianBeacons: medianBeacons) }
+    }
+
+    /// A sample's place, in the order the session received them.
+    public struct PathPoint: Hashable, Sendable, Codable {
+        public var t: Double
+        public var x: Double
+        public var y: Double
+        public var floor: Int
+    }
+
+    public var upload: SurveyUpload
+    /// Every spot a sample of the session stands at, by name.
+    public var spots: [SpotCoverage]
+    public var path: [PathPoint]
+
+    public var thinSpots: [SpotCoverage] { spots.filter(\.isThin) }
+
+    /// The coverage of `lines`, in order (a committed or abandoned session keeps none: its samples are
+    /// in the venue's survey, or gone).
+    init(upload: SurveyUpload, lines: [ScanLine]) {
+        var bySpot: [String: (truth: GroundTruth, beacons: [Int])] = [:]
+        var path: [PathPoint] = []
+        path.reserveCapacity(lines.count)
+        for line in lines {
+            guard let truth = line.groundTruth else { continue }
+            path.append(PathPoint(t: line.t, x: truth.x, y: truth.y, floor: truth.floor))
+            let heard = Set(line.beacons.filter { $0.rssi != 0 }.map { "\($0.uuid):\($0.major):\($0.minor)".uppercased() }).count
+            bySpot[truth.spotName, default: (truth, [])].beacons.append(heard)
+        }
+        self.upload = upload
+        self.path = path
+        spots = bySpot.map { name, entry in
+            let sorted = entry.beacons.sorted()
+            return SpotCoverage(
+                spot: name, x: entry.truth.x, y: entry.truth.y, floor: entry.truth.floor, samples: sorted.count, medianBeacons: sorted[sorted.count / 2])
+        }.sorted { $0.spot < $1.spot }
+    }
+}
+
+extension FingerprintStore {
+    /// What the open session `id` of `venue` holds so far, spot by spot, and the path of its samples.
+    /// - Throws: ``StoreError/unknownSurveyUpload(venue:id:)``.
+    public func surveyUploadCoverage(_ id: String, of venue: String) async throws -> SurveyUploadCoverage {
+        try await sqlRead { transaction in try Self.surveyUploadCoverage(id, of: venue, transaction) }
+    }
+
+    /// ``surveyUploadCoverage(_:of:)`` for the command line.
+    public func surveyUploadCoverage(_ id: String, of venue: String) throws -> SurveyUploadCoverage {
+        try sqlRead { transaction in try Self.surveyUploadCoverage(id, of: venue, transaction) }
+    }
+
+    static func surveyUploadCoverage(_ id: String, of venue: String, _ transaction: any SQLTransaction) throws -> SurveyUploadCoverage {
+        let upload = try surveyUpload(id, of: venue, transaction)
+        // The lines were checked by the same decoder when their batch was stored.
+        return SurveyUploadCoverage(upload: upload, lines: ScanLogDecoder().decode(try surveyUploadLog(id, transaction)).lines.map(\.line))
+    }
+
+    /// A session's stored samples as one scan log, in the order their batches arrived.
+    static func surveyUploadLog(_ id: String, _ transaction: any SQLTransaction) throws -> Data {
+        var log = Data()
+        for row in try transaction.rows("SELECT lines FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
+            log.append(contentsOf: Array(try row.text("lines").utf8))
+        }
+        return log
     }
 }

@@ -46,8 +46,39 @@ extension PositiondAPI {
                 beacons: sample.beacons.map { .init(uuid: $0.uuid, major: $0.major, minor: $0.minor, rssi: $0.rssi) })
         }
         let receipt = try await surveyCall { try store.addSurveyBatch(lines, id: body.batchId, to: input.path.session, of: venue) }
+        if !receipt.duplicate { await publishCoverage(of: receipt.upload, batch: lines) }
         return .ok(.init(body: .json(.init(
             batchId: receipt.batchID, duplicate: receipt.duplicate, samples: receipt.samples, session: .init(receipt.upload)))))
+    }
+
+    func getSurveySessionCoverage(_ input: Operations.GetSurveySessionCoverage.Input) async throws -> Operations.GetSurveySessionCoverage.Output {
+        try RequestScope.current.require(.survey)
+        let venue = try catalog.snapshot(named: input.path.venue).details.id
+        let coverage: SurveyUploadCoverage
+        do {
+            coverage = try await store.surveyUploadCoverage(input.path.session, of: venue)
+        } catch StoreError.unknownSurveyUpload(let venue, let id) {
+            throw HTTPError(.notFound, message: "\(StoreError.unknownSurveyUpload(venue: venue, id: id))")
+        }
+        return .ok(.init(body: .json(.init(
+            session: .init(coverage.upload), spots: coverage.spots.map(Components.Schemas.SurveySpotCoverage.init),
+            path: coverage.path.map(Components.Schemas.SurveyPathPoint.init)))))
+    }
+
+    /// Tells the venue's live map what a stored batch changed: the session's counts, the coverage of the
+    /// spots the batch touched (over the whole session), and where its samples were taken. Only when a
+    /// venue-wide subscriber listens here (the session is read again for it); a failure to read it costs
+    /// the map one update, never the batch.
+    private func publishCoverage(of upload: SurveyUpload, batch: [ScanLine]) async {
+        guard hub.hasVenueWideSubscribers(venue: upload.venue),
+              let coverage = try? await store.surveyUploadCoverage(upload.id, of: upload.venue)
+        else { return }
+        let touched = Set(batch.compactMap { $0.groundTruth?.spotName })
+        let path = batch.compactMap { line in line.groundTruth.map { Components.Schemas.SurveyPathPoint(t: line.t, x: $0.x, y: $0.y, floor: $0.floor) } }
+        hub.publishToVenueWide(venue: upload.venue, message: .survey(.init(
+            _type: .survey, venue: upload.venue, session: .init(coverage.upload),
+            spots: coverage.spots.filter { touched.contains($0.spot) }.map(Components.Schemas.SurveySpotCoverage.init),
+            path: path)))
     }
 
     func commitSurveySession(_ input: Operations.CommitSurveySession.Input) async throws -> Operations.CommitSurveySession.Output {
@@ -101,5 +132,17 @@ extension Components.Schemas.SurveySession {
             id: upload.id, venue: upload.venue, state: .init(rawValue: upload.state.rawValue) ?? .open, _operator: upload.operator,
             deviceModel: upload.deviceModel, notes: upload.notes, openedAt: upload.openedAt, closedAt: upload.closedAt,
             samples: upload.samples, batches: upload.batches, fingerprints: upload.fingerprints, revision: upload.revision)
+    }
+}
+
+extension Components.Schemas.SurveySpotCoverage {
+    init(_ spot: SurveyUploadCoverage.SpotCoverage) {
+        self.init(spot: spot.spot, x: spot.x, y: spot.y, floor: spot.floor, samples: spot.samples, medianBeacons: spot.medianBeacons, thin: spot.isThin)
+    }
+}
+
+extension Components.Schemas.SurveyPathPoint {
+    init(_ point: SurveyUploadCoverage.PathPoint) {
+        self.init(t: point.t, x: point.x, y: point.y, floor: point.floor)
     }
 }

@@ -121,6 +121,23 @@ final class LiveHub: Sendable {
 
     var subscriberCount: Int { subscribers.withLock { $0.count } }
 
+    /// Whether a socket here follows the whole of `venue` (scope admin: the live map).
+    func hasVenueWideSubscribers(venue: String) -> Bool {
+        subscribers.withLock { all in all.values.contains { $0.venue == venue && $0.device == nil } }
+    }
+
+    /// Sends `message` to the sockets following the whole of `venue` only: what a device's follower has no
+    /// use for (a survey session's progress). Not relayed: the replica that made it sends it.
+    func publishToVenueWide(venue: String, message: Components.Schemas.LiveMessage) {
+        let targets = subscribers.withLock { all in all.values.filter { $0.venue == venue && $0.device == nil } }
+        guard !targets.isEmpty else { return }
+        guard let encoded = try? LiveMessage(venue: venue, device: nil, message: message) else {
+            droppedCounter.increment()
+            return
+        }
+        deliver(encoded, to: targets)
+    }
+
     /// Sends `message` to every matching subscriber without waiting for any of them.
     func publish(_ message: LiveMessage) {
         deliver(message, to: subscribers(venue: message.venue, device: message.device))

@@ -5,6 +5,10 @@
 // With an admin key it also labels each zone with the devices present in it now (the presence analytics,
 // polled) and can lay a heatmap of the floor over a past period under the spots (the heatmap analytics).
 //
+// With ?session=ID (an open survey session of the venue) it also draws what the session holds: each spot a
+// sample stands at, coloured by the thin-spot rule on the session's samples, and the path the samples trace,
+// updated from the live feed as each batch is stored.
+//
 // window.beaconfixMap exposes the page's state (devices, floor, presence, heatmap, ready, errors) for tests
 // and curious people.
 'use strict';
@@ -24,6 +28,7 @@ const PRESENCE_POLL_MS = 5000;
 // The heatmap is asked for again this often while it is shown (its last hour fills up as people move).
 const HEATMAP_REFRESH_MS = 60000;
 const venueID = decodeURIComponent(location.pathname.split('/')[2] || '');
+const surveySessionID = new URLSearchParams(location.search).get('session');
 const state = {
   venue: null,
   coverage: null,
@@ -48,6 +53,8 @@ const state = {
   // on and period (seconds back from now) as the controls say; report: the answer drawn; request counts
   // the requests made, so that a late answer (for a floor or period no longer shown) is dropped.
   heatmap: { on: false, period: 86400, report: null, request: 0, timer: null, denied: false },
+  // The survey session shown (?session=ID): its state, spot name → coverage, and its samples' places.
+  survey: surveySessionID ? { session: null, spots: new Map(), path: [], loading: false, waiting: [] } : null,
 };
 window.beaconfixMap = state;
 
@@ -64,10 +71,11 @@ const layers = {
   spots: L.layerGroup().addTo(map),
   beacons: L.layerGroup().addTo(map),
   devices: L.layerGroup().addTo(map),
+  survey: L.layerGroup().addTo(map),
 };
 L.control.layers(null, {
   'Floor plan': layers.plan, 'Grid (metres)': layers.grid, Zones: layers.zones, Spots: layers.spots,
-  Beacons: layers.beacons, Devices: layers.devices,
+  Beacons: layers.beacons, Devices: layers.devices, 'Survey session': layers.survey,
 }, { collapsed: true }).addTo(map);
 
 function setStatus(text) {
@@ -131,6 +139,7 @@ async function drawFloor(fit) {
   drawZones();
   drawSpots();
   drawBeacons();
+  drawSurvey();
   showDevicesOfFloor();
   if (fit) map.fitBounds(bounds);
   document.body.dataset.floor = String(state.floor);
@@ -598,6 +607,71 @@ function zoneEvent(message) {
   }
 }
 
+// --- A survey session: its spots and path, live ----------------------------------------------------
+
+// Read when the page opens and again each time the feed (re)subscribes, so that nothing stored while it was
+// closed is missing; batches the feed brings meanwhile wait, and those the answer already holds are skipped.
+async function loadSurvey() {
+  state.survey.loading = true;
+  state.survey.waiting = [];
+  try {
+    const coverage = await beaconfix.api('/v1/venues/' + encodeURIComponent(venueID) + '/survey/sessions/' +
+      encodeURIComponent(surveySessionID) + '/coverage').catch((error) => {
+      throw error.status === 404 ? new Error(`there is no survey session '${surveySessionID}' of this venue`) : error;
+    });
+    state.survey.session = coverage.session;
+    state.survey.spots = new Map(coverage.spots.map((spot) => [spot.spot, spot]));
+    state.survey.path = coverage.path;
+  } finally {
+    state.survey.loading = false;
+  }
+  document.getElementById('survey').hidden = false;
+  for (const message of state.survey.waiting) surveyBatch(message);
+  state.survey.waiting = [];
+  drawSurvey();
+}
+
+// A survey message of the feed: one stored batch of the session (its spots' coverage over the whole session).
+function surveyBatch(message) {
+  if (!state.survey || message.session.id !== surveySessionID) return;
+  if (state.survey.loading) {
+    state.survey.waiting.push(message);
+    return;
+  }
+  // The batches count up one by one: a message the loaded coverage already holds is skipped.
+  if (!state.survey.session || message.session.batches <= state.survey.session.batches) return;
+  state.survey.session = message.session;
+  for (const spot of message.spots) state.survey.spots.set(spot.spot, spot);
+  state.survey.path.push(...message.path);
+  drawSurvey();
+}
+
+function drawSurvey() {
+  if (!state.survey || !state.survey.session) return;
+  layers.survey.clearLayers();
+  const onFloor = state.survey.path.filter((step) => step.floor === state.floor);
+  L.polyline(onFloor.map((step) => point(step.x, step.y)), {
+    className: 'survey-path', color: '#1f6fd1', weight: 2, opacity: 0.7, interactive: false,
+  }).addTo(layers.survey);
+  const spots = [...state.survey.spots.values()];
+  for (const spot of spots.filter((candidate) => candidate.floor === state.floor)) {
+    L.circleMarker(point(spot.x, spot.y), {
+      radius: 8, color: spot.thin ? '#d6452f' : '#2e9d4c', weight: 3, fill: false,
+      className: 'survey-spot' + (spot.thin ? ' thin' : ''),
+    }).bindTooltip(`${beaconfix.escape(spot.spot)}: ${spot.samples} samples in this session, ${spot.median_beacons} beacons each` +
+      (spot.thin ? '<br><b>thin: record again</b>' : '')).addTo(layers.survey);
+  }
+  const session = state.survey.session;
+  const thin = spots.filter((spot) => spot.thin).length;
+  document.getElementById('survey-summary').textContent =
+    `${session.id} (${session.state}${session.operator ? ', ' + session.operator : ''}): ${session.samples} samples in ` +
+    `${session.batches} batches at ${spots.length} spots, ${thin} thin.`;
+  Object.assign(document.body.dataset, {
+    surveySamples: String(session.samples), surveySpots: String(spots.length), surveyThin: String(thin),
+    surveyPath: String(state.survey.path.length),
+  });
+}
+
 // The venue-wide feed, opened with a single-use ticket; reopened with a new one when it closes.
 async function openFeed(delay = 1000) {
   let ticket;
@@ -617,6 +691,7 @@ async function openFeed(delay = 1000) {
       case 'subscribed':
         setStatus('');
         delay = 1000;
+        if (state.survey) loadSurvey().catch(fail);
         break;
       case 'position':
         updateDevice(message);
@@ -626,6 +701,9 @@ async function openFeed(delay = 1000) {
         break;
       case 'revision':
         loadVenue().catch(fail);
+        break;
+      case 'survey':
+        surveyBatch(message);
         break;
     }
   };
@@ -643,6 +721,7 @@ function fail(error) {
 (async () => {
   try {
     await loadVenue();
+    if (state.survey) await loadSurvey();
     state.ready = true;
     document.body.dataset.ready = 'true';
     openFeed();
