@@ -91,7 +91,7 @@ extension Survey {
         func run() async throws {
             let server = Self.serverURL(to)!
             let contents = try ScanLogInput.read(file)
-            let log = try ScanLogInput(path: file, skipBad: skipBad, requireGroundTruth: true, consequence: "nothing was sent")
+            let log = try ScanLogInput(contents: contents, path: file, skipBad: skipBad, requireGroundTruth: true, consequence: "nothing was sent")
             guard !log.lines.isEmpty else { throw CLIError("\(file) holds no scan line\(log.skipped > 0 ? " that could be read" : ""); nothing was sent") }
             if log.skipped > 0, !output.json { Output.standardError("Skipping \(log.skipped) malformed lines.") }
             let journalURL = URL(fileURLWithPath: journal ?? file + ".upload.json")
@@ -157,10 +157,11 @@ extension Survey {
             // Send what is not acknowledged, in file order.
             let batches = Self.batches(log.lines, size: state.batchSize)
             var acknowledged = Set(state.acknowledged)
-            let alreadyAcknowledged = batches.filter { acknowledged.contains($0.id) }.count
+            let acknowledgedBatches = batches.filter { acknowledged.contains($0.id) }
+            let alreadyAcknowledged = acknowledgedBatches.count
             var sent = 0, duplicates = 0
             let progress = ProgressReporter(label: "uploading", unit: "samples")
-            var samplesDone = batches.filter { acknowledged.contains($0.id) }.reduce(0) { $0 + $1.lines.count }
+            var samplesDone = acknowledgedBatches.reduce(0) { $0 + $1.lines.count }
             if !output.json { progress.report(samplesDone, log.lines.count) }
             for batch in batches where !acknowledged.contains(batch.id) {
                 let receipt: Components.Schemas.SurveyBatchReceipt

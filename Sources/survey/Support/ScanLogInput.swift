@@ -15,7 +15,12 @@ struct ScanLogInput {
     /// - Throws: ``CLIError`` naming FILE:LINE for the first malformed lines unless `skipBad` is set.
     /// - Parameter consequence: what the refusal means, in its message.
     init(path: String, skipBad: Bool, requireGroundTruth: Bool, consequence: String = "nothing was written") throws {
-        let decoded = ScanLogDecoder().decode(try Self.read(path))
+        try self.init(contents: try Self.read(path), path: path, skipBad: skipBad, requireGroundTruth: requireGroundTruth, consequence: consequence)
+    }
+
+    /// Decodes `contents`, read from `path` by the caller (which needs the bytes too).
+    init(contents: Data, path: String, skipBad: Bool, requireGroundTruth: Bool, consequence: String = "nothing was written") throws {
+        let decoded = ScanLogDecoder().decode(contents)
         var errors = decoded.errors
         var lines = decoded.lines
         if requireGroundTruth {
