@@ -336,6 +336,31 @@ try:
     state_errors = driver.execute_script("return window.beaconfixMap.errors")
     check("the survey session's page reported no error", not state_errors, str(state_errors))
 
+    # A walking session: samples without coordinates show nothing until a checkpoint places them; the
+    # batch that brings the checkpoints makes the page read the walk's coverage again, earlier samples placed.
+    walk_session = api_send("POST", "/v1/venues/demo-hall/survey/sessions", {"operator": "browser-test", "walk": {}})["id"]
+    driver.get(f"{BASE}/venues/demo-hall/map?session={walk_session}")
+    walk_ready = wait_for(lambda: driver.execute_script(
+        "return document.body.dataset.ready === 'true' && window.beaconfixMap.socket && window.beaconfixMap.socket.readyState === 1 "
+        "&& !window.beaconfixMap.survey.loading && document.body.dataset.surveySamples === '0'"), 10)
+    if floor_of[first_spot] != int(driver.execute_script("return document.body.dataset.floor")):
+        driver.find_element(By.CSS_SELECTOR, f"#floors button[data-level='{floor_of[first_spot]}']").click()
+    unlabelled = sorted(({key: value for key, value in line.items() if key not in ("spot", "x", "y", "floor")}
+                         for line in by_spot[first_spot][:4]), key=lambda line: line["t"])
+    api_send("POST", f"/v1/venues/demo-hall/survey/sessions/{walk_session}/batches", {"batch_id": "walk-1", "samples": unlabelled})
+    unplaced = wait_for(lambda: driver.execute_script(survey_state)[:4] == ["4", "0", "0", "0"], 5)
+    check("a walk's samples without a checkpoint are counted, not placed", bool(walk_ready) and bool(unplaced), str(driver.execute_script(survey_state)))
+    checkpoints = [{"t": unlabelled[0]["t"] - 1, "spot": first_spot}, {"t": unlabelled[-1]["t"] + 1, "spot": second_spot}]
+    api_send("POST", f"/v1/venues/demo-hall/survey/sessions/{walk_session}/batches", {"batch_id": "walk-2", "checkpoints": checkpoints})
+    placed = wait_for(lambda: (lambda shown: shown[0] == "4" and shown[3] == "4" and int(shown[1]) >= 1 and shown[4] == int(shown[1]))(
+        driver.execute_script(survey_state)), 5)
+    walk_summary = driver.find_element(By.ID, "survey-summary").text
+    check("a checkpoint places the walk's earlier samples on the live map", bool(placed) and "a walk with 2 checkpoints" in walk_summary,
+          f"samples/spots/thin/path/rings {driver.execute_script(survey_state)[:5]}; panel: {walk_summary}")
+    api_send("DELETE", f"/v1/venues/demo-hall/survey/sessions/{walk_session}")
+    state_errors = driver.execute_script("return window.beaconfixMap.errors")
+    check("the walking session's page reported no error", not state_errors, str(state_errors))
+
     # A key of scope locate may not read analytics: the page says presence needs an admin key, stops
     # asking for it, and shows the venue all the same. (Last: its refused requests are expected.)
     driver.set_window_size(1280, 860)

@@ -202,6 +202,11 @@ enum StoreMigrations {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v11: walking survey sessions") { db in
+            for statement in StoreMigrations.walkingSurveyUploadColumns(real: "REAL") {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 }
@@ -228,6 +233,17 @@ extension StoreMigrations {
                 position BIGINT NOT NULL, samples BIGINT NOT NULL, lines TEXT NOT NULL, receivedAt \(real) NOT NULL,
                 PRIMARY KEY (uploadId, batchId))
             """,
+        ]
+    }
+
+    /// A survey session may be a walk: its placement settings (NULL for a session of labelled samples),
+    /// its checkpoint count, and each batch's checkpoints as path-file JSON Lines ('' when it has none).
+    static func walkingSurveyUploadColumns(real: String) -> [String] {
+        [
+            "ALTER TABLE surveyUpload ADD COLUMN walkCell \(real)",
+            "ALTER TABLE surveyUpload ADD COLUMN walkSnap \(real)",
+            "ALTER TABLE surveyUpload ADD COLUMN checkpoints BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE surveyUploadBatch ADD COLUMN checkpoints TEXT NOT NULL DEFAULT ''",
         ]
     }
 

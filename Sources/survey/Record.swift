@@ -39,14 +39,7 @@ extension Survey {
         @Flag(name: .long, help: "Add beacons heard but unknown to the venue instead of leaving them out.")
         var addUnknownBeacons = false
 
-        @Option(name: .long, help: ArgumentHelp("A walking survey's checkpoints (JSON Lines), which place the log's lines that have no coordinates.", valueName: "file"))
-        var path: String?
-
-        @Option(name: .long, help: "With --path: the grid cell, in metres, that gathers placed samples into spots.")
-        var cell: Double = 1
-
-        @Option(name: .long, help: "With --path: a placed sample within this many metres of a venue's spot joins that spot.")
-        var snap: Double = 0.5
+        @OptionGroup var walkOptions: WalkOptions
 
         @Flag(name: .long, help: "Do not tune the venue after recording (see 'survey tune').")
         var noTune = false
@@ -54,11 +47,13 @@ extension Survey {
         @Argument(help: ArgumentHelp("The survey log, or - for standard input.", valueName: "file"))
         var file: String
 
+        private var path: String? { walkOptions.path }
+        private var cell: Double { walkOptions.cell }
+        private var snap: Double { walkOptions.snap }
+
         func validate() throws {
             guard window >= 1 else { throw ValidationError("--window must be at least 1 (got \(window)).") }
             guard !venue.isEmpty else { throw ValidationError("--venue must name a venue.") }
-            guard cell.isFinite, cell >= 0.05, cell <= 100 else { throw ValidationError("--cell must be from 0.05 to 100 metres (got \(cell)).") }
-            guard snap.isFinite, snap >= 0, snap <= 100 else { throw ValidationError("--snap must be from 0 to 100 metres (got \(snap)).") }
             guard path != "-" || file != "-" else { throw ValidationError("--path and the log cannot both be standard input.") }
         }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconfixClient
+import FingerprintStore
 import Foundation
 import OpenAPIRuntime
 import ScanFormats
@@ -21,6 +22,11 @@ extension Survey {
                 whose answer was lost is recognised by the server and not stored twice. Once committed, running \
                 it again sends nothing. Passing --no-commit leaves the session open (commit it later by running \
                 the command again without it).
+
+                A walking survey: with --path, the session is a walk. The log's lines may then lack \
+                coordinates, and the path file's checkpoints (as 'survey record --path' reads them) are sent \
+                first; positiond places the lines along the walked path at commit, with --cell and --snap as \
+                'survey record' places them.
 
                 The key is read from --key or, so that it stays out of shell histories and process lists, from \
                 the environment variable BEACONFIX_KEY.
@@ -58,6 +64,8 @@ extension Survey {
         @Option(name: .long, help: "Seconds a request may take, connecting included, before it is tried again (1 to 600; the commit may take 600).")
         var timeout: Int = 30
 
+        @OptionGroup var walkOptions: WalkOptions
+
         @Flag(name: .long, help: "Skip and count malformed lines instead of refusing the file.")
         var skipBad = false
 
@@ -67,12 +75,17 @@ extension Survey {
         @Argument(help: ArgumentHelp("The survey log: labelled lines (a spot, or x/y/floor), as 'survey record' reads.", valueName: "file"))
         var file: String
 
+        private var path: String? { walkOptions.path }
+        private var cell: Double { walkOptions.cell }
+        private var snap: Double { walkOptions.snap }
+
         func validate() throws {
             guard file != "-" else { throw ValidationError("upload needs a file, not standard input: its journal is what makes it resumable.") }
             guard !venue.isEmpty else { throw ValidationError("--venue must name a venue.") }
             guard (1...5_000).contains(batch) else { throw ValidationError("--batch must be from 1 to 5000 samples (got \(batch)).") }
             guard (1...600).contains(timeout) else { throw ValidationError("--timeout must be from 1 to 600 seconds (got \(timeout)).") }
             guard (1...10).contains(attempts) else { throw ValidationError("--attempts must be from 1 to 10 (got \(attempts)).") }
+            guard path != "-" else { throw ValidationError("--path needs a file, not standard input: the journal ties the upload to it.") }
             guard Self.serverURL(to) != nil else {
                 throw ValidationError("--to must be an http or https URL of a positiond, e.g. http://127.0.0.1:8080 (got '\(to)').")
             }
@@ -91,11 +104,24 @@ extension Survey {
         func run() async throws {
             let server = Self.serverURL(to)!
             let contents = try ScanLogInput.read(file)
-            let log = try ScanLogInput(contents: contents, path: file, skipBad: skipBad, requireGroundTruth: true, consequence: "nothing was sent")
+            let log = try ScanLogInput(contents: contents, path: file, skipBad: skipBad, requireGroundTruth: path == nil, consequence: "nothing was sent")
             guard !log.lines.isEmpty else { throw CLIError("\(file) holds no scan line\(log.skipped > 0 ? " that could be read" : ""); nothing was sent") }
+            // The checkpoints are read here; their spots are checked by the server, which knows the venue.
+            var pathContents = Data()
+            var checkpoints: [(line: Int, entry: WalkPathFile.Entry)] = []
+            if let path {
+                pathContents = try ScanLogInput.read(path)
+                do {
+                    checkpoints = try WalkPathFile.entries(from: pathContents)
+                } catch {
+                    throw CLIError("\(path):\(error.line): \(error.message); nothing was sent")
+                }
+                guard !checkpoints.isEmpty else { throw CLIError("\(path) holds no checkpoint; nothing was sent") }
+            }
             if log.skipped > 0, !output.json { Output.standardError("Skipping \(log.skipped) malformed lines.") }
             let journalURL = URL(fileURLWithPath: journal ?? file + ".upload.json")
-            let digest = UploadJournal.digest(contents)
+            // The journal is tied to both files: either changed makes another upload.
+            let digest = UploadJournal.digest(path == nil ? contents : contents + pathContents)
             let remote = SurveyRemote(
                 server: server, apiKey: key ?? ProcessInfo.processInfo.environment["BEACONFIX_KEY"], venue: venue, attempts: attempts,
                 timeout: .seconds(timeout))
@@ -112,13 +138,14 @@ extension Survey {
                 }
                 guard previous.fileDigest == digest else {
                     throw CLIError("""
-                        \(file) has changed since its upload began (session \(previous.session)); delete \(journalURL.path) to send it \
+                        \(file)\(path.map { " or \($0)" } ?? "") has changed since its upload began (session \(previous.session)); delete \(journalURL.path) to send it \
                         as a new session (the old one stays open until abandoned)
                         """)
                 }
                 if let revision = previous.committedRevision {
                     let summary = UploadSummary(
-                        session: previous.session, venue: venue, samples: log.lines.count, batches: Self.batchCount(log.lines.count, previous.batchSize),
+                        session: previous.session, venue: venue, samples: log.lines.count,
+                        batches: Self.batchCount(log.lines.count, previous.batchSize) + Self.batchCount(checkpoints.count, previous.batchSize),
                         batchesSent: 0, batchesAlreadyStored: 0, committed: true, revision: revision, fingerprints: nil, alreadyCommitted: true)
                     return try report(summary)
                 }
@@ -138,14 +165,14 @@ extension Survey {
                         alreadyCommitted: true))
                 default:
                     Output.standardError("Session \(previous.session) is no longer open on the server; starting a new one.")
-                    previous.session = try await remote.open(operator: surveyor, deviceModel: deviceModel, notes: notes).id
+                    previous.session = try await remote.open(operator: surveyor, deviceModel: deviceModel, notes: notes, walk: walkSettings).id
                     previous.acknowledged = []
                     previous.batchSize = batch
                     try previous.save(to: journalURL)
                 }
                 state = previous
             } else {
-                let session = try await remote.open(operator: surveyor, deviceModel: deviceModel, notes: notes)
+                let session = try await remote.open(operator: surveyor, deviceModel: deviceModel, notes: notes, walk: walkSettings)
                 state = UploadJournal(
                     server: server.absoluteString, venue: venue, session: session.id, fileDigest: digest, batchSize: batch, acknowledged: [])
                 try state.save(to: journalURL)
@@ -154,8 +181,8 @@ extension Survey {
                 print("\(resumed ? "Resuming" : "Opened") survey session \(state.session) on \(server.absoluteString) for '\(venue)'.")
             }
 
-            // Send what is not acknowledged, in file order.
-            let batches = Self.batches(log.lines, size: state.batchSize)
+            // Send what is not acknowledged: the checkpoints first, then the log in file order.
+            let batches = Self.batches(checkpoints: checkpoints, size: state.batchSize) + Self.batches(log.lines, size: state.batchSize)
             var acknowledged = Set(state.acknowledged)
             let acknowledgedBatches = batches.filter { acknowledged.contains($0.id) }
             let alreadyAcknowledged = acknowledgedBatches.count
@@ -168,7 +195,7 @@ extension Survey {
                 do {
                     receipt = try await remote.post(batch, session: state.session)
                 } catch let error as SurveyRemote.Refusal {
-                    throw CLIError(error.message(file: file, lines: batch.lines.map(\.number), acknowledged: acknowledged.count, of: batches.count))
+                    throw CLIError(error.message(file: file, batch: batch, pathFile: path, acknowledged: acknowledged.count, of: batches.count))
                 }
                 acknowledged.insert(batch.id)
                 state.acknowledged.append(batch.id)
@@ -189,6 +216,12 @@ extension Survey {
                 summary.committed = true
                 summary.revision = committed.revision
                 summary.fingerprints = committed.fingerprints
+                summary.placement = committed.placement.map { answer in
+                    var counts = WalkPlacementCounts()
+                    (counts.placed, counts.beforeFirstCheckpoint) = (answer.placed, answer.beforeFirstCheckpoint)
+                    (counts.afterLastCheckpoint, counts.betweenFloors) = (answer.afterLastCheckpoint, answer.betweenFloors)
+                    return counts
+                }
             }
             try report(summary)
         }
@@ -199,7 +232,11 @@ extension Survey {
                 print("Session \(summary.session) was committed already (revision \(summary.revision.map(String.init) ?? "unknown")); nothing was sent.")
                 return
             }
-            print("Sent \(summary.batchesSent) of \(summary.batches) batches (\(summary.samples) samples); \(summary.batchesAlreadyStored) were stored already.")
+            print("""
+                Sent \(summary.batchesSent) of \(summary.batches) batches (\(summary.samples) samples\(checkpointsText)); \
+                \(summary.batchesAlreadyStored) were stored already.
+                """)
+            if let placement = summary.placement { print("Walking survey: \(placement.text).") }
             if summary.committed {
                 print("""
                     Committed session \(summary.session): \(summary.fingerprints ?? 0) fingerprints recorded into '\(summary.venue)' \
@@ -210,13 +247,34 @@ extension Survey {
             }
         }
 
-        /// A batch of the log: its lines (with their line numbers, for messages) and its id, which is the
-        /// same for the same lines on every run (the first line's number and a digest of the samples), so
-        /// the server recognises a batch sent again.
+        private var checkpointsText: String {
+            path == nil ? "" : ", and the checkpoints of \(path!)"
+        }
+
+        private var walkSettings: Components.Schemas.SurveyWalk? {
+            path.map { _ in .init(cellM: cell, snapM: snap) }
+        }
+
+        /// A batch of the log, or of the path file: its lines (with their line numbers, for messages) and
+        /// its id, which is the same for the same lines on every run (the first line's number and a digest
+        /// of the lines), so the server recognises a batch sent again.
         struct Batch {
             var id: String
-            var lines: [(number: Int, line: ScanLine)]
-            var samples: [Components.Schemas.SurveySample]
+            var lines: [(number: Int, line: ScanLine)] = []
+            var samples: [Components.Schemas.SurveySample] = []
+            var checkpointLines: [Int] = []
+            var checkpoints: [Components.Schemas.SurveyCheckpoint] = []
+        }
+
+        /// A walk's checkpoints in batches of `size`, their ids starting with `c`.
+        static func batches(checkpoints: [(line: Int, entry: WalkPathFile.Entry)], size: Int) -> [Batch] {
+            stride(from: 0, to: checkpoints.count, by: size).map { start in
+                let slice = Array(checkpoints[start..<min(start + size, checkpoints.count)])
+                let digest = UploadJournal.digest((try? WalkPathFile.jsonLines(slice.map(\.entry))) ?? Data()).prefix(16)
+                return Batch(
+                    id: "c\(slice[0].line)-\(digest)", checkpointLines: slice.map(\.line),
+                    checkpoints: slice.map { .init(t: $0.entry.t, spot: $0.entry.spot, x: $0.entry.x, y: $0.entry.y, floor: $0.entry.floor, via: $0.entry.via) })
+            }
         }
 
         static func batchCount(_ lines: Int, _ size: Int) -> Int { (lines + size - 1) / size }
@@ -252,4 +310,7 @@ struct UploadSummary: Encodable {
     var fingerprints: Int?
     /// An earlier run had committed the session: this one sent nothing.
     var alreadyCommitted: Bool
+    /// A walking survey's placement of its samples at commit, as the server counted it.
+    var placement: WalkPlacementCounts?
 }
+

@@ -66,7 +66,9 @@ struct SurveyUploadTests {
         // And a batch id reused for other samples is refused
         #expect(throws: StoreError.self) { try store.addSurveyBatch(Array(lines[0..<5]), id: "b1", to: opened.id, of: "demo-hall") }
         // When the session is committed
-        let (committed, summary) = try store.commitSurveyUpload(opened.id, of: "demo-hall", options: ScanLogSamplesTests.options)
+        let commit = try store.commitSurveyUpload(opened.id, of: "demo-hall", options: ScanLogSamplesTests.options)
+        let (committed, summary) = (commit.upload, commit.summary)
+        #expect(commit.walk == nil)
         // Then it recorded exactly what survey record records from the same lines in a fresh store
         let reference = try ScanLogSamplesTests.demoStore()
         let encoder = JSONEncoder()
@@ -106,6 +108,121 @@ struct SurveyUploadTests {
         }
         #expect(throws: StoreError.self) { try store.addSurveyBatch([], id: "none", to: empty.id, of: "demo-hall") }
         #expect(throws: StoreError.self) { try store.addSurveyBatch(Array(try Self.demoSurvey.prefix(1)), id: "", to: empty.id, of: "demo-hall") }
+    }
+
+    /// `checkpoints` as a path file's entries; those standing exactly at a venue's spot are named by it.
+    static func entries(_ checkpoints: [Checkpoint], spots: [Spot]) -> [WalkPathFile.Entry] {
+        checkpoints.map { checkpoint in
+            let position = checkpoint.position
+            let via = checkpoint.via.isEmpty ? nil : checkpoint.via.map { [$0.x, $0.y] }
+            if let spot = spots.first(where: { $0.x == position.x && $0.y == position.y && $0.floor == position.floor }) {
+                return WalkPathFile.Entry(t: checkpoint.time, spot: spot.name, via: via)
+            }
+            return WalkPathFile.Entry(t: checkpoint.time, x: position.x, y: position.y, floor: position.floor, via: via)
+        }
+    }
+
+    @Test("a walking session: lines without coordinates and checkpoints in batches, placed live and committed as survey record --path records the walk", arguments: BackendTests.engines)
+    func walkingSession(engine: StoreEngine) throws {
+        // Given demo-hall on the engine, and ten minutes of a simulated walk with the surveyor's checkpoints
+        let store = try Self.withDemoVenue(try BackendTests.store(engine))
+        let walk = try WalkingSurveyTests.simulatedWalk()
+        let spots = try store.venue("demo-hall").spots
+        let entries = Self.entries(walk.checkpoints, spots: spots)
+        #expect(entries.contains { $0.spot != nil })
+        // When a walking session gets the lines in batches of 100, each with the checkpoints tapped up to its last line (but the last three)
+        let opened = try store.openSurveyUpload(venue: "demo-hall", operator: "ana", deviceModel: nil, notes: nil, walk: SurveyWalkSettings())
+        #expect(opened.walk == SurveyWalkSettings(cellSize: 1, snapDistance: 0.5))
+        var sentCheckpoints = 0
+        var batch = 0
+        for start in stride(from: 0, to: walk.lines.count, by: 100) {
+            let lines = Array(walk.lines[start..<min(start + 100, walk.lines.count)])
+            let due = entries[sentCheckpoints..<(entries.count - 3)].prefix { $0.t <= lines.last!.t }
+            let receipt = try store.addSurveyBatch(lines, checkpoints: Array(due), id: "b\(batch)", to: opened.id, of: "demo-hall")
+            #expect(receipt.checkpoints == due.count && !receipt.duplicate)
+            sentCheckpoints += due.count
+            batch += 1
+            // Then after the third batch the coverage places exactly the lines the checkpoints so far enclose
+            if batch == 3 {
+                let partial = try WalkedPath(checkpoints: Array(walk.checkpoints.prefix(sentCheckpoints)))
+                let enclosed = walk.lines.prefix(start + lines.count).filter { line in
+                    if case .placed = partial.placement(at: line.t) { true } else { false }
+                }
+                let coverage = try store.surveyUploadCoverage(opened.id, of: "demo-hall")
+                #expect(!enclosed.isEmpty && coverage.path.map(\.t) == enclosed.map(\.t))
+            }
+        }
+        // And the last three checkpoints come alone, in reverse order
+        #expect(sentCheckpoints == entries.count - 3)
+        let rest = Array(entries[sentCheckpoints...].reversed())
+        let last = try store.addSurveyBatch([], checkpoints: rest, id: "last checkpoints", to: opened.id, of: "demo-hall")
+        #expect(last.upload.checkpoints == entries.count && last.upload.samples == walk.lines.count)
+        // And sent again, it is recognised
+        #expect(try store.addSurveyBatch([], checkpoints: rest, id: "last checkpoints", to: opened.id, of: "demo-hall").duplicate)
+        // When a batch holds a checkpoint at an unknown spot, one without a place, and a sample with an RSSI no radio reports
+        var bad = Array(walk.lines.prefix(2))
+        bad[1].beacons[0].rssi = 40
+        #expect {
+            try store.addSurveyBatch(
+                bad, checkpoints: [.init(t: walk.lines[0].t, spot: "nowhere"), .init(t: walk.lines[1].t)], id: "bad", to: opened.id, of: "demo-hall")
+        } throws: { error in
+            // Then each is named in its list, and nothing of the batch is stored
+            let text = "\(error)"
+            return text.contains("samples[1]") && text.contains("checkpoints[0]: the venue has no spot 'nowhere'") && text.contains("checkpoints[1]")
+        }
+        #expect(try store.surveyUpload(opened.id, of: "demo-hall").checkpoints == entries.count)
+        // When the session is committed
+        let commit = try store.commitSurveyUpload(opened.id, of: "demo-hall", options: ScanLogSamplesTests.options)
+        // Then it recorded what survey record --path records from the same log and path file
+        let reference = try ScanLogSamplesTests.demoStore()
+        let path = try WalkPathFile.path(from: try WalkPathFile.jsonLines(entries), spots: spots)
+        let source = ScanLogSamples(
+            try WalkingSurveyTests.jsonLines(walk.lines), skipBad: false,
+            walk: WalkingSurvey(path: path, spots: WalkSpotAssignment(spots: spots, cellSize: 1, snapDistance: 0.5)))
+        let expected = try reference.record(from: source, into: "demo-hall", options: ScanLogSamplesTests.options)
+        #expect(commit.summary == expected && commit.walk == source.walkPlacements)
+        #expect(commit.walk!.placed > walk.lines.count * 8 / 10 && commit.walk!.leftOut > 0)
+        #expect(try store.venue("demo-hall").fingerprints == reference.venue("demo-hall").fingerprints)
+        #expect(commit.upload.state == .committed && commit.upload.walk != nil)
+    }
+
+    @Test("walking refusals: checkpoints to a standing session, placement settings out of range, a walk committed without a checkpoint", arguments: BackendTests.engines)
+    func walkingRefusals(engine: StoreEngine) throws {
+        // Given demo-hall with a standing session and a walking one, and a walk
+        let store = try Self.withDemoVenue(try BackendTests.store(engine))
+        let walk = try WalkingSurveyTests.simulatedWalk()
+        let standing = try store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil)
+        let walking = try store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil, walk: SurveyWalkSettings(cellSize: 2, snapDistance: 0))
+        // Then a standing session refuses checkpoints, and lines without coordinates
+        #expect {
+            try store.addSurveyBatch([], checkpoints: [.init(t: 1, x: 1, y: 1)], id: "c", to: standing.id, of: "demo-hall")
+        } throws: { error in "\(error)".contains("checkpoints[0]: survey session \(standing.id) is not a walking survey") }
+        #expect(throws: InvalidSurveyBatch.self) { try store.addSurveyBatch(Array(walk.lines.prefix(1)), id: "l", to: standing.id, of: "demo-hall") }
+        // And settings out of range are refused with their field
+        #expect(throws: StoreError.invalidInput("walk.cell_m must be from 0.05 to 100 metres (got 0.0)")) {
+            try store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil, walk: SurveyWalkSettings(cellSize: 0))
+        }
+        #expect(throws: StoreError.self) {
+            try store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil, walk: SurveyWalkSettings(snapDistance: .nan))
+        }
+        // And a walk with lines but no checkpoint cannot be committed, nor one whose checkpoints share a time; the session stays open
+        _ = try store.addSurveyBatch(Array(walk.lines.prefix(10)), id: "lines", to: walking.id, of: "demo-hall")
+        #expect(try store.surveyUploadCoverage(walking.id, of: "demo-hall").path.isEmpty)
+        #expect(throws: StoreError.invalidInput("walking survey session \(walking.id) holds no checkpoint: send the places walked through before committing")) {
+            try store.commitSurveyUpload(walking.id, of: "demo-hall", options: ScanLogSamplesTests.options)
+        }
+        let t0 = walk.lines[0].t - 1
+        _ = try store.addSurveyBatch([], checkpoints: [.init(t: t0, x: 1, y: 1), .init(t: t0, x: 2, y: 2)], id: "twice", to: walking.id, of: "demo-hall")
+        #expect {
+            try store.commitSurveyUpload(walking.id, of: "demo-hall", options: ScanLogSamplesTests.options)
+        } throws: { error in "\(error)".contains("cannot make a path") }
+        // And one whose checkpoints enclose none of its lines records nothing
+        let late = try store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil, walk: SurveyWalkSettings())
+        _ = try store.addSurveyBatch(Array(walk.lines.prefix(10)), checkpoints: [.init(t: walk.lines[20].t, x: 1, y: 1)], id: "1", to: late.id, of: "demo-hall")
+        #expect {
+            try store.commitSurveyUpload(late.id, of: "demo-hall", options: ScanLogSamplesTests.options)
+        } throws: { error in "\(error)".contains("no sample of survey session \(late.id) lies on its walked path (10 before the first checkpoint") }
+        #expect(try store.surveyUpload(walking.id, of: "demo-hall").state == .open && store.venue("demo-hall").fingerprints == 0)
     }
 
     @Test("the survey key scope: stored on both engines, and it permits locate and survey but not admin", arguments: BackendTests.engines)

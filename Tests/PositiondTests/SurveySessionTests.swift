@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Positioning
 @testable import positiond
 import ScanFormats
+import TestScratch
 import Testing
 
 /// Survey sessions over HTTP, end to end: a surveyor's app (through the generated client) records the demo
@@ -177,6 +178,78 @@ struct SurveySessionTests {
                 try await asSurveyor.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision >= tuned
             }
             #expect(try writer.tuning(of: "demo-hall")?.revision == tuned)
+        }
+    }
+
+    @Test("a walking session over HTTP: lines without coordinates and checkpoints in batches, one refused; the coverage places them, and the commit records what survey record --path records")
+    func walkingSession() async throws {
+        // Given demo-hall without a survey in a file positiond opens read-only, a survey key, and ten minutes of a simulated walk
+        let scratch = try ScratchSpace.directory("walking-session")
+        let writer = try FingerprintStore.open(path: scratch.appendingPathComponent("venue.sqlite").path, logger: TestEnvironment.logger)
+        try Self.importDemoVenue(into: writer)
+        let key = try writer.createKey(name: "surveyor", scope: .survey)
+        let store = try FingerprintStore.openForReading(path: writer.path, logger: TestEnvironment.logger)
+        let venue = try SimulatedVenues.demoHall(seed: 7)
+        var generator = SeededGenerator(seed: 11)
+        let stops = venue.definition.spots.map { SimulatedStop(name: $0.name, x: $0.x, y: $0.y, floor: $0.floor) }
+        let walk = venue.walkingSurvey(stops: stops, device: SimulatedVenues.surveyDevices[0], seconds: 600, startTime: 1_795_000_000, using: &generator)
+        let spots = try writer.venue("demo-hall").spots
+        let checkpoints: [BeaconfixClient.Components.Schemas.SurveyCheckpoint] = walk.checkpoints.map { checkpoint in
+            let via = checkpoint.via.isEmpty ? nil : checkpoint.via.map { [$0.x, $0.y] }
+            if let spot = spots.first(where: { $0.x == checkpoint.position.x && $0.y == checkpoint.position.y && $0.floor == checkpoint.position.floor }) {
+                return .init(t: checkpoint.time, spot: spot.name, via: via)
+            }
+            return .init(t: checkpoint.time, x: checkpoint.position.x, y: checkpoint.position.y, floor: checkpoint.position.floor, via: via)
+        }
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.live) { raw in
+            let beaconfix = Client(serverURL: URL(string: "http://127.0.0.1:\(try #require(raw.port))")!, apiKey: key.token)
+            // When the surveyor's app opens a walking session
+            let opened = try await beaconfix.openSurveySession(
+                path: .init(venue: "demo-hall"), body: .json(.init(_operator: "ana", walk: .init(cellM: 1, snapM: 0.5)))).created.body.json
+            #expect(opened.walk?.cellM == 1 && opened.checkpoints == 0)
+            // And posts the lines in batches of 20, each with the checkpoints tapped up to its last line, the last two alone at the end
+            var sent = 0
+            for (batch, start) in stride(from: 0, to: walk.lines.count, by: 20).enumerated() {
+                let lines = walk.lines[start..<min(start + 20, walk.lines.count)]
+                let due = checkpoints[sent..<(checkpoints.count - 2)].prefix { $0.t <= lines.last!.t }
+                let receipt = try await beaconfix.postSurveyBatch(
+                    path: .init(venue: "demo-hall", session: opened.id),
+                    body: .json(.init(batchId: "w\(batch)", samples: Self.samples(lines), checkpoints: Array(due)))).ok.body.json
+                #expect(receipt.checkpoints == due.count)
+                sent += due.count
+            }
+            _ = try await beaconfix.postSurveyBatch(
+                path: .init(venue: "demo-hall", session: opened.id), body: .json(.init(batchId: "rest", checkpoints: Array(checkpoints[sent...])))).ok
+            // And one batch holds a checkpoint at a spot the venue lacks
+            let refused = try await beaconfix.postSurveyBatch(
+                path: .init(venue: "demo-hall", session: opened.id),
+                body: .json(.init(batchId: "bad", samples: Self.samples(walk.lines[0..<1]), checkpoints: [.init(t: walk.lines[0].t, spot: "G-Z9")])))
+            // Then it is a 422 naming the checkpoint, and nothing of it is stored
+            guard case .unprocessableContent(let problem) = refused else {
+                Issue.record("a checkpoint at an unknown spot must be a 422, got \(refused)")
+                return
+            }
+            #expect(try problem.body.json.error.message.contains("checkpoints[0]: the venue has no spot 'G-Z9'"))
+            // And the coverage route places every line the checkpoints enclose
+            let reference = try FingerprintStore.inMemory()
+            try Self.importDemoVenue(into: reference)
+            let path = try WalkedPath(checkpoints: walk.checkpoints)
+            let enclosed = walk.lines.filter { if case .placed = path.placement(at: $0.t) { true } else { false } }
+            let coverage = try await beaconfix.getSurveySessionCoverage(path: .init(venue: "demo-hall", session: opened.id)).ok.body.json
+            #expect(coverage.path.map(\.t) == enclosed.map(\.t) && coverage.session.checkpoints == checkpoints.count)
+            // When the session is committed
+            let committed = try await beaconfix.commitSurveySession(path: .init(venue: "demo-hall", session: opened.id)).ok.body.json
+            // Then it recorded what survey record --path records from the same log and checkpoints
+            let configuration = PositioningConfiguration()
+            let source = ScanLogSamples(
+                try ScanLine.jsonLines(walk.lines), skipBad: false,
+                walk: WalkingSurvey(path: path, spots: WalkSpotAssignment(spots: spots, cellSize: 1, snapDistance: 0.5)))
+            let expected = try reference.record(
+                from: source, into: "demo-hall", options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
+            #expect(committed.fingerprints == expected.fingerprints && committed.placement?.placed == source.walkPlacements.placed)
+            #expect(committed.placement?.afterLastCheckpoint == source.walkPlacements.afterLastCheckpoint)
+            #expect(try writer.venue("demo-hall").fingerprints == reference.venue("demo-hall").fingerprints)
         }
     }
 

@@ -139,4 +139,65 @@ struct SurveyUploadCommandTests {
             #expect(session.state == .open && session.samples > 0)
         }
     }
+
+    @Test("a walking survey uploaded with --path: the checkpoints go first, a bad one is named by its line in the path file, and the commit places the lines as survey record --path does")
+    func walkingUpload() async throws {
+        // Given positiond on the demo venue with a survey key, and ten minutes of a simulated walk as a log without coordinates and a path file
+        let store = try TestEnvironment.demoStore()
+        let key = try store.createKey(name: "rig", scope: .survey)
+        let folder = try ScratchSpace.directory("walk-upload")
+        let venue = try SimulatedVenues.demoHall(seed: 7)
+        var generator = SeededGenerator(seed: 11)
+        let stops = venue.definition.spots.map { SimulatedStop(name: $0.name, x: $0.x, y: $0.y, floor: $0.floor) }
+        let walk = venue.walkingSurvey(stops: stops, device: SimulatedVenues.surveyDevices[0], seconds: 600, startTime: 1_795_000_000, using: &generator)
+        let log = folder.appendingPathComponent("walk.jsonl")
+        try ScanLine.jsonLines(walk.lines).write(to: log)
+        let spots = try store.venue("demo-hall").spots
+        let entries = walk.checkpoints.map { checkpoint in
+            let via = checkpoint.via.isEmpty ? nil : checkpoint.via.map { [$0.x, $0.y] }
+            if let spot = spots.first(where: { $0.x == checkpoint.position.x && $0.y == checkpoint.position.y && $0.floor == checkpoint.position.floor }) {
+                return WalkPathFile.Entry(t: checkpoint.time, spot: spot.name, via: via)
+            }
+            return WalkPathFile.Entry(t: checkpoint.time, x: checkpoint.position.x, y: checkpoint.position.y, floor: checkpoint.position.floor, via: via)
+        }
+        let pathFile = folder.appendingPathComponent("path.jsonl")
+        try WalkPathFile.jsonLines(entries).write(to: pathFile)
+        var wrong = entries
+        wrong[2] = WalkPathFile.Entry(t: entries[2].t, spot: "G-Z9")
+        let wrongPathFile = folder.appendingPathComponent("wrong-path.jsonl")
+        try WalkPathFile.jsonLines(wrong).write(to: wrongPathFile)
+        // And what survey record --path stores from the same files
+        let configuration = PositioningConfiguration()
+        let reference = try TestEnvironment.untunedDemoStore()
+        let source = ScanLogSamples(
+            try Data(contentsOf: log), skipBad: false,
+            walk: WalkingSurvey(
+                path: try WalkPathFile.path(from: try Data(contentsOf: pathFile), spots: spots),
+                spots: WalkSpotAssignment(spots: spots, cellSize: 1, snapDistance: 0.5)))
+        let expected = try reference.record(
+            from: source, into: "demo-hall", options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.live) { client in
+            let server = "http://127.0.0.1:\(try #require(client.port))"
+            let command = ["upload", "--to", server, "--venue", "demo-hall", "--batch", "50", log.path]
+            // When the path file names a spot the venue lacks
+            let refused = try await SurveyProcess.run(
+                command + ["--path", wrongPathFile.path, "--journal", folder.appendingPathComponent("wrong.json").path], environment: ["BEACONFIX_KEY": key.token])
+            // Then the upload stops naming its line in the path file
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("\(wrongPathFile.path):3: the venue has no spot 'G-Z9'"), "\(refused.stderr)")
+            // When the right path file is given
+            let uploaded = try await SurveyProcess.run(command + ["--path", pathFile.path, "--json"], environment: ["BEACONFIX_KEY": key.token])
+            // Then the lines are placed and recorded as survey record --path places and records them
+            #expect(uploaded.status == 0, "\(uploaded.stderr)")
+            let summary = try Self.json(uploaded.stdout)
+            let placement = try #require(summary["placement"] as? [String: Any])
+            #expect(placement["placed"] as? Int == source.walkPlacements.placed)
+            #expect(placement["after_last_checkpoint"] as? Int == source.walkPlacements.afterLastCheckpoint)
+            #expect(summary["fingerprints"] as? Int == expected.fingerprints)
+            #expect(summary["batches"] as? Int == (walk.lines.count + 49) / 50 + (entries.count + 49) / 50)
+            let session = try store.surveyUpload(try #require(summary["session"] as? String), of: "demo-hall")
+            #expect(session.walk == SurveyWalkSettings() && session.checkpoints == entries.count && session.state == .committed)
+        }
+    }
 }

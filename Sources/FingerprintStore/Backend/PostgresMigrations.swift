@@ -134,6 +134,7 @@ enum PostgresMigrations {
             "ALTER TABLE apiKey DROP CONSTRAINT apikey_scope_check",
             "ALTER TABLE apiKey ADD CONSTRAINT apikey_scope_check CHECK (scope IN ('locate', 'survey', 'admin'))",
         ] + StoreMigrations.surveyUploadTables(real: "DOUBLE PRECISION")),
+        ("v11: walking survey sessions", StoreMigrations.walkingSurveyUploadColumns(real: "DOUBLE PRECISION")),
     ]
 
     /// Brings the database up to this build's schema in one transaction (PostgreSQL's DDL is

@@ -26,6 +26,39 @@ public struct SurveyUpload: Hashable, Sendable, Codable {
     /// Once committed: the fingerprints recorded and the venue's revision they made.
     public var fingerprints: Int?
     public var revision: Int?
+    /// A walking survey's placement settings; nil for a session whose samples carry their ground truth.
+    public var walk: SurveyWalkSettings?
+    /// Checkpoints stored so far, over every batch (a walking session's only).
+    public var checkpoints: Int = 0
+}
+
+/// How a walking survey session places its samples at commit, as `survey record --path` does: a sample
+/// without coordinates goes where the walked path was at its time, then joins the venue's spot within
+/// `snapDistance` metres, or else a spot at the centre of its `cellSize` grid cell.
+public struct SurveyWalkSettings: Hashable, Sendable, Codable {
+    public var cellSize: Double
+    public var snapDistance: Double
+
+    public init(cellSize: Double = 1, snapDistance: Double = 0.5) {
+        self.cellSize = cellSize
+        self.snapDistance = snapDistance
+    }
+
+    /// The ranges `survey record` accepts for `--cell` and `--snap`.
+    public static let cellSizes: ClosedRange<Double> = 0.05...100
+    public static let snapDistances: ClosedRange<Double> = 0...100
+
+    func assignment(spots: [Spot]) -> WalkSpotAssignment {
+        WalkSpotAssignment(spots: spots, cellSize: cellSize, snapDistance: snapDistance)
+    }
+}
+
+/// What committing a survey session did.
+public struct SurveyUploadCommit: Hashable, Sendable {
+    public var upload: SurveyUpload
+    public var summary: RecordSummary
+    /// A walking session's placement of its samples without coordinates.
+    public var walk: WalkPlacementCounts?
 }
 
 /// What storing a batch did.
@@ -36,20 +69,29 @@ public struct SurveyBatchReceipt: Hashable, Sendable, Codable {
     public var duplicate: Bool
     /// The samples of this batch.
     public var samples: Int
+    /// The checkpoints of this batch.
+    public var checkpoints: Int = 0
 }
 
 /// A batch whose samples the store refuses: every bad sample, by its index in the batch.
 public struct InvalidSurveyBatch: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Problem: Hashable, Sendable {
-        /// The sample's index in the batch, from 0.
+        /// The batch's list the refused item is in.
+        public enum List: String, Hashable, Sendable {
+            case samples
+            case checkpoints
+        }
+
+        /// The item's index in its list, from 0.
         public var index: Int
         public var message: String
+        public var list: List = .samples
     }
 
     public var problems: [Problem]
 
     public var description: String {
-        let shown = problems.prefix(5).map { "samples[\($0.index)]: \($0.message)" }.joined(separator: "; ")
+        let shown = problems.prefix(5).map { "\($0.list.rawValue)[\($0.index)]: \($0.message)" }.joined(separator: "; ")
         return problems.count > 5 ? "\(shown); and \(problems.count - 5) more" : shown
     }
 }
@@ -60,12 +102,17 @@ extension SurveyUpload {
             throw .invalidInput("survey session \(try row.text("id")) has the state '\(try row.text("state"))', which this build does not know")
         }
         let closed: Double? = if case .null = row["closedAt"] { nil } else { try row.real("closedAt") }
+        var walk: SurveyWalkSettings?
+        if case .null = row["walkCell"] {} else {
+            walk = SurveyWalkSettings(cellSize: try row.real("walkCell"), snapDistance: try row.real("walkSnap"))
+        }
         self.init(
             id: try row.text("id"), venue: try row.text("venueId"), operator: try row.optionalText("operator"),
             deviceModel: try row.optionalText("deviceModel"), notes: try row.optionalText("notes"), state: state,
             openedAt: Date(timeIntervalSince1970: try row.real("openedAt")), closedAt: closed.map(Date.init(timeIntervalSince1970:)),
             samples: Int(try row.integer("samples")), batches: Int(try row.integer("batches")),
-            fingerprints: try Self.optionalInteger(row, "fingerprints"), revision: try Self.optionalInteger(row, "revision"))
+            fingerprints: try Self.optionalInteger(row, "fingerprints"), revision: try Self.optionalInteger(row, "revision"), walk: walk,
+            checkpoints: Int(try row.integer("checkpoints")))
     }
 
     private static func optionalInteger(_ row: SQLRow, _ column: String) throws(StoreError) -> Int? {
@@ -73,7 +120,7 @@ extension SurveyUpload {
         return Int(try row.integer(column))
     }
 
-    static let columns = "id, venueId, operator, deviceModel, notes, state, openedAt, closedAt, samples, batches, fingerprints, revision"
+    static let columns = "id, venueId, operator, deviceModel, notes, state, openedAt, closedAt, samples, batches, fingerprints, revision, walkCell, walkSnap, checkpoints"
 }
 
 extension FingerprintStore {
@@ -81,10 +128,21 @@ extension FingerprintStore {
     public static let surveyBatchIDLimit = 128
     public static let surveyTextLimit = 1_000
 
-    /// Opens a survey session for `venue`.
+    /// Opens a survey session for `venue`: a walking survey when `walk` is given (its samples may come
+    /// without coordinates, and its batches with checkpoints that place them at commit).
     /// - Throws: ``StoreError/unknownVenue(_:)``; ``StoreError/invalidInput(_:)`` for a text over
-    ///   ``surveyTextLimit`` characters.
-    public func openSurveyUpload(venue: String, operator surveyor: String?, deviceModel: String?, notes: String?) throws -> SurveyUpload {
+    ///   ``surveyTextLimit`` characters, or walk settings out of the ranges `survey record` accepts.
+    public func openSurveyUpload(
+        venue: String, operator surveyor: String?, deviceModel: String?, notes: String?, walk: SurveyWalkSettings? = nil
+    ) throws -> SurveyUpload {
+        if let walk {
+            guard walk.cellSize.isFinite, SurveyWalkSettings.cellSizes.contains(walk.cellSize) else {
+                throw StoreError.invalidInput("walk.cell_m must be from 0.05 to 100 metres (got \(walk.cellSize))")
+            }
+            guard walk.snapDistance.isFinite, SurveyWalkSettings.snapDistances.contains(walk.snapDistance) else {
+                throw StoreError.invalidInput("walk.snap_m must be from 0 to 100 metres (got \(walk.snapDistance))")
+            }
+        }
         for (name, value) in [("operator", surveyor), ("device_model", deviceModel), ("notes", notes)] {
             if let value, value.count > Self.surveyTextLimit {
                 throw StoreError.invalidInput("\(name) is \(value.count) characters long; at most \(Self.surveyTextLimit) are kept")
@@ -96,8 +154,12 @@ extension FingerprintStore {
         return try daemonWrite { transaction in
             guard try !transaction.rows("SELECT id FROM venue WHERE id = ?", [.text(venue)]).isEmpty else { throw StoreError.unknownVenue(venue) }
             try transaction.execute(
-                "INSERT INTO surveyUpload (id, venueId, operator, deviceModel, notes, state, openedAt) VALUES (?, ?, ?, ?, ?, 'open', ?)",
-                [.text(id), .text(venue), SQLValue(surveyor), SQLValue(deviceModel), SQLValue(notes), .real(openedAt)])
+                """
+                INSERT INTO surveyUpload (id, venueId, operator, deviceModel, notes, state, openedAt, walkCell, walkSnap)
+                VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?)
+                """,
+                [.text(id), .text(venue), SQLValue(surveyor), SQLValue(deviceModel), SQLValue(notes), .real(openedAt),
+                 walk.map { .real($0.cellSize) } ?? .null, walk.map { .real($0.snapDistance) } ?? .null])
             return try Self.surveyUpload(id, of: venue, transaction)
         }
     }
@@ -117,61 +179,95 @@ extension FingerprintStore {
 
     /// Stores a batch of labelled samples in an open session, in one transaction: all of it, or nothing.
     ///
+    /// A walking session's batch may also hold checkpoints (the path file's entries, in any batch and
+    /// any order: they are put in time order at commit), and its samples may lack coordinates.
+    ///
     /// A batch is known by `batchID`, which its sender chooses: a batch sent again with the same id and
-    /// the same samples (a retry after a lost answer) is recognised and not stored twice.
+    /// the same samples and checkpoints (a retry after a lost answer) is recognised and not stored twice.
     /// - Throws: ``InvalidSurveyBatch`` naming every sample `survey record` would refuse (ground truth
-    ///   missing, an RSSI no radio reports, a coordinate that is not plausible); ``StoreError/conflict(_:)``
-    ///   for a session that is not open, or a batch id reused for other samples; nothing is stored then.
-    public func addSurveyBatch(_ samples: [ScanLine], id batchID: String, to upload: String, of venue: String) throws -> SurveyBatchReceipt {
+    ///   missing outside a walk, an RSSI no radio reports, a coordinate that is not plausible) and every
+    ///   checkpoint a path file could not hold (an unknown spot, a coordinate that is not finite), or
+    ///   checkpoints sent to a session that is not a walk; ``StoreError/conflict(_:)`` for a session that
+    ///   is not open, or a batch id reused for other samples; nothing is stored then.
+    public func addSurveyBatch(
+        _ samples: [ScanLine], checkpoints: [WalkPathFile.Entry] = [], id batchID: String, to upload: String, of venue: String
+    ) throws -> SurveyBatchReceipt {
         guard !batchID.isEmpty, batchID.count <= Self.surveyBatchIDLimit else {
             throw StoreError.invalidInput("batch_id must be 1 to \(Self.surveyBatchIDLimit) characters long")
         }
-        guard !samples.isEmpty else { throw StoreError.invalidInput("samples is empty: a batch holds at least one sample") }
-        let lines = try Self.validatedLines(samples)
+        guard !samples.isEmpty || !checkpoints.isEmpty else {
+            throw StoreError.invalidInput("samples is empty: a batch holds at least one sample (or, in a walking session, one checkpoint)")
+        }
+        let lines = String(decoding: try ScanLine.jsonLines(samples), as: UTF8.self)
+        let checkpointLines = String(decoding: try WalkPathFile.jsonLines(checkpoints), as: UTF8.self)
         let receivedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try daemonWrite { transaction in
             var session = try Self.surveyUpload(upload, of: venue, transaction)
             if let stored = try transaction.rows(
-                "SELECT lines FROM surveyUploadBatch WHERE uploadId = ? AND batchId = ?", [.text(upload), .text(batchID)]).first {
-                guard try stored.text("lines") == lines else {
+                "SELECT lines, checkpoints FROM surveyUploadBatch WHERE uploadId = ? AND batchId = ?", [.text(upload), .text(batchID)]).first {
+                guard try stored.text("lines") == lines, try stored.text("checkpoints") == checkpointLines else {
                     throw StoreError.conflict("batch '\(batchID)' of survey session \(upload) was stored with other samples; give a new batch a new id")
                 }
-                return SurveyBatchReceipt(upload: session, batchID: batchID, duplicate: true, samples: samples.count)
+                return SurveyBatchReceipt(upload: session, batchID: batchID, duplicate: true, samples: samples.count, checkpoints: checkpoints.count)
             }
             guard session.state == .open else {
                 throw StoreError.conflict("survey session \(upload) is \(session.state.rawValue); open a new one to send more samples")
             }
+            var problems = Self.problems(lines: Data(lines.utf8), walking: session.walk != nil)
+            if !checkpoints.isEmpty {
+                if session.walk == nil {
+                    problems.append(.init(
+                        index: 0, message: "survey session \(upload) is not a walking survey; open one with 'walk' to send checkpoints", list: .checkpoints))
+                } else {
+                    let spots = WalkPathFile.spotsByName(try SpotRecord.all(of: venue, transaction).map(\.spot))
+                    for (index, entry) in checkpoints.enumerated() {
+                        do {
+                            _ = try entry.checkpoint(spotsByName: spots)
+                        } catch {
+                            problems.append(.init(index: index, message: "\(error)", list: .checkpoints))
+                        }
+                    }
+                }
+            }
+            guard problems.isEmpty else { throw InvalidSurveyBatch(problems: problems) }
             try transaction.execute(
-                "INSERT INTO surveyUploadBatch (uploadId, batchId, position, samples, lines, receivedAt) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text(upload), .text(batchID), .integer(Int64(session.batches + 1)), .integer(Int64(samples.count)), .text(lines), .real(receivedAt)])
+                "INSERT INTO surveyUploadBatch (uploadId, batchId, position, samples, lines, receivedAt, checkpoints) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [.text(upload), .text(batchID), .integer(Int64(session.batches + 1)), .integer(Int64(samples.count)), .text(lines), .real(receivedAt),
+                 .text(checkpointLines)])
             try transaction.execute(
-                "UPDATE surveyUpload SET samples = samples + ?, batches = batches + 1 WHERE id = ?", [.integer(Int64(samples.count)), .text(upload)])
+                "UPDATE surveyUpload SET samples = samples + ?, batches = batches + 1, checkpoints = checkpoints + ? WHERE id = ?",
+                [.integer(Int64(samples.count)), .integer(Int64(checkpoints.count)), .text(upload)])
             session.samples += samples.count
             session.batches += 1
-            return SurveyBatchReceipt(upload: session, batchID: batchID, duplicate: false, samples: samples.count)
+            session.checkpoints += checkpoints.count
+            return SurveyBatchReceipt(upload: session, batchID: batchID, duplicate: false, samples: samples.count, checkpoints: checkpoints.count)
         }
     }
 
-    /// The samples as scan-log lines, checked as `survey record` checks a log's lines: the same decoder
-    /// reads them back at commit.
-    private static func validatedLines(_ samples: [ScanLine]) throws -> String {
-        let data = try ScanLine.jsonLines(samples)
-        let decoded = ScanLogDecoder().decode(data)
+    /// The samples `survey record` would refuse among `lines` (checked by the decoder that reads them back
+    /// at commit): every line needs its ground truth unless the session is a walk, which places the others.
+    private static func problems(lines: Data, walking: Bool) -> [InvalidSurveyBatch.Problem] {
+        let decoded = ScanLogDecoder().decode(lines)
         var problems = decoded.errors.map { InvalidSurveyBatch.Problem(index: $0.line - 1, message: $0.message) }
-        for (number, line) in decoded.lines where line.groundTruth == nil {
-            problems.append(.init(index: number - 1, message: "a survey sample needs its ground truth: fields 'x' and 'y' (and 'floor'), or a 'spot' with them"))
+        if !walking {
+            for (number, line) in decoded.lines where line.groundTruth == nil {
+                problems.append(.init(
+                    index: number - 1,
+                    message: "a survey sample needs its ground truth: fields 'x' and 'y' (and 'floor'), or a 'spot' with them (or a walking session)"))
+            }
         }
-        guard problems.isEmpty else { throw InvalidSurveyBatch(problems: problems.sorted { $0.index < $1.index }) }
-        return String(decoding: data, as: UTF8.self)
+        return problems.sorted { $0.index < $1.index }
     }
 
     /// Records an open session's samples into its venue, as `survey record` records the same lines (one
-    /// code path), and closes it, in one transaction: a failure records nothing and leaves it open.
+    /// code path; a walking session's as `survey record --path` with its checkpoints), and closes it, in
+    /// one transaction: a failure records nothing and leaves it open.
     /// - Throws: ``StoreError/conflict(_:)`` for a session that is not open; ``StoreError/invalidInput(_:)``
-    ///   for one without a sample.
-    public func commitSurveyUpload(_ id: String, of venue: String, options: RecordOptions) throws -> (upload: SurveyUpload, summary: RecordSummary) {
+    ///   for one without a sample, or a walk whose checkpoints place none of its samples (or two of which
+    ///   share a time).
+    public func commitSurveyUpload(_ id: String, of venue: String, options: RecordOptions) throws -> SurveyUploadCommit {
         let closedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
-        let result = try daemonWrite { transaction -> (SurveyUpload, RecordSummary) in
+        let result = try daemonWrite { transaction -> SurveyUploadCommit in
             var session = try Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else {
                 throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already")
@@ -181,7 +277,15 @@ extension FingerprintStore {
             var options = options
             options.operator = options.operator ?? session.operator
             options.sourceFile = "survey session \(id)"
-            let summary = try record(from: ScanLogSamples(log, skipBad: false), into: venue, options: options, transaction)
+            let walk = try session.walk.map { settings in try Self.walkingSurvey(of: id, settings: settings, venue: venue, transaction) }
+            let samples = ScanLogSamples(log, skipBad: false, walk: walk)
+            let summary = try record(from: samples, into: venue, options: options, transaction)
+            let placements = walk.map { _ in samples.walkPlacements }
+            guard summary.samples > 0 else {
+                throw StoreError.invalidInput(
+                    "no sample of survey session \(id) lies on its walked path (\(placements?.beforeFirstCheckpoint ?? 0) before the first checkpoint, "
+                        + "\(placements?.afterLastCheckpoint ?? 0) after the last, \(placements?.betweenFloors ?? 0) between floors): nothing to record")
+            }
             try transaction.execute(
                 "UPDATE surveyUpload SET state = 'committed', closedAt = ?, fingerprints = ?, revision = ? WHERE id = ?",
                 [.real(closedAt), .integer(Int64(summary.fingerprints)), .integer(Int64(summary.revision)), .text(id)])
@@ -191,10 +295,38 @@ extension FingerprintStore {
             session.closedAt = Date(timeIntervalSince1970: closedAt)
             session.fingerprints = summary.fingerprints
             session.revision = summary.revision
-            return (session, summary)
+            return SurveyUploadCommit(upload: session, summary: summary, walk: placements)
         }
-        logger.info("survey session committed", metadata: ["venue.id": "\(venue)", "session": "\(id)", "fingerprints": "\(result.1.fingerprints)"])
-        return (result.0, result.1)
+        logger.info("survey session committed", metadata: ["venue.id": "\(venue)", "session": "\(id)", "fingerprints": "\(result.summary.fingerprints)"])
+        return result
+    }
+
+    /// A walking session's path from every checkpoint its batches hold, put in time order, and how its
+    /// placed samples join the venue's spots.
+    /// - Throws: ``StoreError/invalidInput(_:)`` for a walk without a checkpoint, or two at the same time.
+    static func walkingSurvey(of id: String, settings: SurveyWalkSettings, venue: String, _ transaction: any SQLTransaction) throws -> WalkingSurvey {
+        let spots = try SpotRecord.all(of: venue, transaction).map(\.spot)
+        let byName = WalkPathFile.spotsByName(spots)
+        var checkpoints: [Checkpoint] = []
+        for row in try transaction.rows("SELECT checkpoints FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
+            let entries: [(line: Int, entry: WalkPathFile.Entry)]
+            do {
+                entries = try WalkPathFile.entries(from: Data(try row.text("checkpoints").utf8))
+                for (_, entry) in entries { checkpoints.append(try entry.checkpoint(spotsByName: byName)) }
+            } catch {
+                // Each was checked when its batch was stored; a spot renamed since then lands here.
+                throw StoreError.invalidInput("a checkpoint of survey session \(id) can no longer be placed: \(error)")
+            }
+        }
+        guard !checkpoints.isEmpty else {
+            throw StoreError.invalidInput("walking survey session \(id) holds no checkpoint: send the places walked through before committing")
+        }
+        checkpoints.sort { $0.time < $1.time }
+        do {
+            return WalkingSurvey(path: try WalkedPath(checkpoints: checkpoints), spots: settings.assignment(spots: spots))
+        } catch {
+            throw StoreError.invalidInput("the checkpoints of survey session \(id) cannot make a path: \(error)")
+        }
     }
 
     /// Closes an open session without recording it; its samples are deleted.
@@ -246,13 +378,15 @@ public struct SurveyUploadCoverage: Hashable, Sendable, Codable {
     public var thinSpots: [SpotCoverage] { spots.filter(\.isThin) }
 
     /// The coverage of `lines`, in order (a committed or abandoned session keeps none: its samples are
-    /// in the venue's survey, or gone).
-    init(upload: SurveyUpload, lines: [ScanLine]) {
+    /// in the venue's survey, or gone). A walking session's lines without coordinates count where `walk`
+    /// places them, as the commit would; those it cannot place yet (after the last checkpoint so far)
+    /// are left out until a checkpoint comes.
+    init(upload: SurveyUpload, lines: [ScanLine], walk: WalkingSurvey?) {
         var bySpot: [String: (truth: GroundTruth, beacons: [Int])] = [:]
         var path: [PathPoint] = []
         path.reserveCapacity(lines.count)
         for line in lines {
-            guard let truth = line.groundTruth else { continue }
+            guard let truth = line.groundTruth ?? walk?.truth(at: line.t) else { continue }
             path.append(PathPoint(t: line.t, x: truth.x, y: truth.y, floor: truth.floor))
             let heard = Set(line.beacons.filter { $0.rssi != 0 }.map { "\($0.uuid):\($0.major):\($0.minor)".uppercased() }).count
             bySpot[truth.spotName, default: (truth, [])].beacons.append(heard)
@@ -281,8 +415,13 @@ extension FingerprintStore {
 
     static func surveyUploadCoverage(_ id: String, of venue: String, _ transaction: any SQLTransaction) throws -> SurveyUploadCoverage {
         let upload = try surveyUpload(id, of: venue, transaction)
+        // A walk with no checkpoint yet, or whose checkpoints cannot make a path (two at one time), places
+        // nothing: its coverage shows only the samples that carry coordinates, and the commit says why.
+        let walk = upload.checkpoints == 0 ? nil : try upload.walk.flatMap { settings in
+            try? walkingSurvey(of: id, settings: settings, venue: venue, transaction)
+        }
         // The lines were checked by the same decoder when their batch was stored.
-        return SurveyUploadCoverage(upload: upload, lines: ScanLogDecoder().decode(try surveyUploadLog(id, transaction)).lines.map(\.line))
+        return SurveyUploadCoverage(upload: upload, lines: ScanLogDecoder().decode(try surveyUploadLog(id, transaction)).lines.map(\.line), walk: walk)
     }
 
     /// A session's stored samples as one scan log, in the order their batches arrived.

@@ -147,6 +147,12 @@ public struct WalkingSurvey: Sendable {
         self.path = path
         self.spots = spots
     }
+
+    /// The ground truth a sample taken at `time` gets, or nil when the walk cannot place it.
+    public func truth(at time: Double) -> GroundTruth? {
+        guard case .placed(let point) = path.placement(at: time) else { return nil }
+        return spots.truth(at: point)
+    }
 }
 
 /// What a walking survey did with the lines that carried no ground truth.

@@ -13,8 +13,9 @@ extension PositiondAPI {
         try RequestScope.current.require(.survey)
         let venue = try catalog.snapshot(named: input.path.venue).details.id
         guard case .json(let body) = input.body else { throw HTTPError(.unsupportedMediaType) }
+        let walk = body.walk.map { SurveyWalkSettings(cellSize: $0.cellM ?? 1, snapDistance: $0.snapM ?? 0.5) }
         let upload = try await surveyCall {
-            try store.openSurveyUpload(venue: venue, operator: body._operator, deviceModel: body.deviceModel, notes: body.notes)
+            try store.openSurveyUpload(venue: venue, operator: body._operator, deviceModel: body.deviceModel, notes: body.notes, walk: walk)
         }
         RequestScope.context?.logger.notice("survey session opened", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)"])
         return .created(.init(body: .json(.init(upload))))
@@ -40,15 +41,21 @@ extension PositiondAPI {
         let venue = try catalog.snapshot(named: input.path.venue).details.id
         guard case .json(let body) = input.body else { throw HTTPError(.unsupportedMediaType) }
         // A batch is bounded by the body limit (http.max.body.bytes), which the router enforces before decoding.
-        let lines = body.samples.map { sample in
+        let lines = (body.samples ?? []).map { sample in
             ScanLine(
                 t: sample.t, device: sample.device, spot: sample.spot, x: sample.x, y: sample.y, floor: sample.floor,
                 beacons: sample.beacons.map { .init(uuid: $0.uuid, major: $0.major, minor: $0.minor, rssi: $0.rssi) })
         }
-        let receipt = try await surveyCall { try store.addSurveyBatch(lines, id: body.batchId, to: input.path.session, of: venue) }
+        let checkpoints = (body.checkpoints ?? []).map { checkpoint in
+            WalkPathFile.Entry(t: checkpoint.t, spot: checkpoint.spot, x: checkpoint.x, y: checkpoint.y, floor: checkpoint.floor, via: checkpoint.via)
+        }
+        let receipt = try await surveyCall {
+            try store.addSurveyBatch(lines, checkpoints: checkpoints, id: body.batchId, to: input.path.session, of: venue)
+        }
         if !receipt.duplicate { await publishCoverage(of: receipt.upload, batch: lines) }
         return .ok(.init(body: .json(.init(
-            batchId: receipt.batchID, duplicate: receipt.duplicate, samples: receipt.samples, session: .init(receipt.upload)))))
+            batchId: receipt.batchID, duplicate: receipt.duplicate, samples: receipt.samples, checkpoints: receipt.checkpoints,
+            session: .init(receipt.upload)))))
     }
 
     func getSurveySessionCoverage(_ input: Operations.GetSurveySessionCoverage.Input) async throws -> Operations.GetSurveySessionCoverage.Output {
@@ -69,6 +76,9 @@ extension PositiondAPI {
     /// spots the batch touched (over the whole session), and where its samples were taken. Only when a
     /// venue-wide subscriber listens here (the session is read again for it); a failure to read it costs
     /// the map one update, never the batch.
+    ///
+    /// A walking session's message carries the samples with coordinates only: a checkpoint can place
+    /// samples of earlier batches, so the map reads a walk's coverage again on each of its messages.
     private func publishCoverage(of upload: SurveyUpload, batch: [ScanLine]) async {
         guard hub.hasVenueWideSubscribers(venue: upload.venue),
               let coverage = try? await store.surveyUploadCoverage(upload.id, of: upload.venue)
@@ -85,10 +95,11 @@ extension PositiondAPI {
         try RequestScope.current.require(.survey)
         let venue = try catalog.snapshot(named: input.path.venue).details.id
         let configuration = PositioningConfiguration()
-        let (upload, summary) = try await surveyCall {
+        let commit = try await surveyCall {
             try store.commitSurveyUpload(
                 input.path.session, of: venue, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
         }
+        let (upload, summary) = (commit.upload, commit.summary)
         let logger = RequestScope.context?.logger ?? Logger(label: "beaconfix.positiond.survey")
         logger.notice(
             "survey session committed", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)", "fingerprints": "\(summary.fingerprints)"])
@@ -104,6 +115,11 @@ extension PositiondAPI {
         }
         var session = Components.Schemas.SurveySession(upload)
         session.tuning = .started
+        session.placement = commit.walk.map { walk in
+            .init(
+                placed: walk.placed, beforeFirstCheckpoint: walk.beforeFirstCheckpoint, afterLastCheckpoint: walk.afterLastCheckpoint,
+                betweenFloors: walk.betweenFloors)
+        }
         return .ok(.init(body: .json(session)))
     }
 
@@ -131,7 +147,9 @@ extension Components.Schemas.SurveySession {
         self.init(
             id: upload.id, venue: upload.venue, state: .init(rawValue: upload.state.rawValue) ?? .open, _operator: upload.operator,
             deviceModel: upload.deviceModel, notes: upload.notes, openedAt: upload.openedAt, closedAt: upload.closedAt,
-            samples: upload.samples, batches: upload.batches, fingerprints: upload.fingerprints, revision: upload.revision)
+            samples: upload.samples, batches: upload.batches, fingerprints: upload.fingerprints, revision: upload.revision,
+            walk: upload.walk.map { .init(cellM: $0.cellSize, snapM: $0.snapDistance) },
+            checkpoints: upload.walk == nil ? nil : upload.checkpoints)
     }
 }
 

@@ -640,6 +640,11 @@ function surveyBatch(message) {
   }
   // The batches count up one by one: a message the loaded coverage already holds is skipped.
   if (!state.survey.session || message.session.batches <= state.survey.session.batches) return;
+  // A walk's new checkpoint can place samples of earlier batches: its coverage is read again whole.
+  if (message.session.walk) {
+    loadSurvey().catch(fail);
+    return;
+  }
   state.survey.session = message.session;
   for (const spot of message.spots) state.survey.spots.set(spot.spot, spot);
   state.survey.path.push(...message.path);
@@ -665,7 +670,8 @@ function drawSurvey() {
   const thin = spots.filter((spot) => spot.thin).length;
   document.getElementById('survey-summary').textContent =
     `${session.id} (${session.state}${session.operator ? ', ' + session.operator : ''}): ${session.samples} samples in ` +
-    `${session.batches} batches at ${spots.length} spots, ${thin} thin.`;
+    `${session.batches} batches at ${spots.length} spots, ${thin} thin` +
+    (session.walk ? `; a walk with ${session.checkpoints} checkpoints (samples after the last one are placed when the next comes).` : '.');
   Object.assign(document.body.dataset, {
     surveySamples: String(session.samples), surveySpots: String(spots.length), surveyThin: String(thin),
     surveyPath: String(state.survey.path.length),

@@ -51,3 +51,20 @@ enum CLILogging {
         return logger
     }
 }
+
+/// A walking survey's path file and how its placed samples join spots: `record --path` and `upload --path`.
+struct WalkOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A walking survey's checkpoints (JSON Lines), which place the log's lines that have no coordinates.", valueName: "file"))
+    var path: String?
+
+    @Option(name: .long, help: "With --path: the grid cell, in metres, that gathers placed samples into spots.")
+    var cell: Double = 1
+
+    @Option(name: .long, help: "With --path: a placed sample within this many metres of a venue's spot joins that spot.")
+    var snap: Double = 0.5
+
+    func validate() throws {
+        guard cell.isFinite, cell >= 0.05, cell <= 100 else { throw ValidationError("--cell must be from 0.05 to 100 metres (got \(cell)).") }
+        guard snap.isFinite, snap >= 0, snap <= 100 else { throw ValidationError("--snap must be from 0 to 100 metres (got \(snap)).") }
+    }
+}

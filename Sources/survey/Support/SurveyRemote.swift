@@ -17,12 +17,14 @@ struct SurveyRemote {
         case unreachable(String)
 
         /// The sentence for the user: a refused sample as `FILE:LINE` (the server names it `samples[i]`
-        /// of the batch), and how far the upload got.
-        func message(file: String, lines: [Int], acknowledged: Int, of total: Int) -> String {
+        /// of the batch), a refused checkpoint as `PATH:LINE` (`checkpoints[i]`), and how far the upload got.
+        func message(file: String, batch: Survey.Upload.Batch, pathFile: String?, acknowledged: Int, of total: Int) -> String {
             let stopped = "\(acknowledged) of \(total) batches are stored"
+            let lists = ["samples": (file, batch.lines.map(\.number)), "checkpoints": (pathFile ?? "the path file", batch.checkpointLines)]
+            let first = batch.lines.first.map { "\(file):\($0.number)" } ?? "\(pathFile ?? "the path file"):\(batch.checkpointLines.first ?? 0)"
             switch self {
             case .refused(422, let message):
-                return "the server refused the batch from \(file):\(lines.first ?? 0) (\(stopped)): \(Self.naming(message, file: file, lines: lines))"
+                return "the server refused the batch from \(first) (\(stopped)): \(Self.naming(message, lists: lists))"
             case .refused(let status, let message):
                 return "the server refused a batch with \(status) (\(stopped)): \(message)"
             case .unreachable(let reason):
@@ -37,13 +39,14 @@ struct SurveyRemote {
             }
         }
 
-        /// `samples[3]: ...` as `FILE:LINE: ...`.
-        static func naming(_ message: String, file: String, lines: [Int]) -> String {
+        /// `samples[3]: ...` as `FILE:LINE: ...`, for each list the batch sent (its file, and the line of each item).
+        static func naming(_ message: String, lists: [String: (file: String, lines: [Int])]) -> String {
             message.split(separator: "; ").map { part in
-                guard part.hasPrefix("samples["), let close = part.firstIndex(of: "]"),
-                      let index = Int(part[part.index(part.startIndex, offsetBy: 8)..<close]), lines.indices.contains(index)
+                guard let open = part.firstIndex(of: "["), let close = part.firstIndex(of: "]"), open < close,
+                      let list = lists[String(part[..<open])],
+                      let index = Int(part[part.index(after: open)..<close]), list.lines.indices.contains(index)
                 else { return String(part) }
-                return "\(file):\(lines[index])\(part[close...].dropFirst())"
+                return "\(list.file):\(list.lines[index])\(part[close...].dropFirst())"
             }.joined(separator: "; ")
         }
     }
@@ -68,10 +71,10 @@ struct SurveyRemote {
             serverURL: server, apiKey: apiKey, transport: AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(max(seconds, 600)))))
     }
 
-    func open(operator surveyor: String?, deviceModel: String?, notes: String?) async throws -> Session {
+    func open(operator surveyor: String?, deviceModel: String?, notes: String?, walk: Components.Schemas.SurveyWalk?) async throws -> Session {
         let answer = try await call("open a survey session") {
             try await client.openSurveySession(
-                path: .init(venue: venue), body: .json(.init(_operator: surveyor, deviceModel: deviceModel, notes: notes)))
+                path: .init(venue: venue), body: .json(.init(_operator: surveyor, deviceModel: deviceModel, notes: notes, walk: walk)))
         }
         switch answer {
         case .created(let created): return try created.body.json
@@ -102,7 +105,9 @@ struct SurveyRemote {
     func post(_ batch: Survey.Upload.Batch, session: String) async throws -> Components.Schemas.SurveyBatchReceipt {
         let answer = try await call("send batch \(batch.id)") {
             try await client.postSurveyBatch(
-                path: .init(venue: venue, session: session), body: .json(.init(batchId: batch.id, samples: batch.samples)))
+                path: .init(venue: venue, session: session), body: .json(.init(
+                    batchId: batch.id, samples: batch.samples.isEmpty ? nil : batch.samples,
+                    checkpoints: batch.checkpoints.isEmpty ? nil : batch.checkpoints)))
         }
         switch answer {
         case .ok(let ok): return try ok.body.json
