@@ -47,7 +47,8 @@ func buildApplication(
     let api = PositiondAPI(
         store: store, catalog: catalog, devices: devices, hub: hub, parser: parser, metricsRegistry: metrics,
         document: try APIDocument(), tickets: tickets, web: WebAssets(leafletDirectory: settings.leafletDirectory, logger: logger),
-        history: history, minimumVisit: settings.minimumVisit)
+        history: history, retuner: VenueRetuner(logger: logger) { venue in try await store.tuneVenue(venue) },
+        minimumVisit: settings.minimumVisit)
     try api.register(on: router, authentication: authentication)
     LiveController(catalog: catalog, hub: hub).register(on: router.group("v1/venues").add(middleware: authentication))
 

@@ -19,6 +19,8 @@ struct PositiondAPI: APIProtocol {
     let web: WebAssets
     /// The visitor history's collector on the request path; nil when `history.enabled` is off.
     let history: HistoryRecorder?
+    /// Tunes a venue again after a survey session is committed.
+    let retuner: VenueRetuner
     /// Dwell's default minimum visit, seconds (`analytics.min.visit.seconds`).
     let minimumVisit: Double
     let locateOutcomes = Observability.LocateOutcomes(route: "locate")

@@ -100,19 +100,11 @@ extension PositiondAPI {
                 input.path.session, of: venue, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
         }
         let (upload, summary) = (commit.upload, commit.summary)
-        let logger = RequestScope.context?.logger ?? Logger(label: "beaconfix.positiond.survey")
-        logger.notice(
+        RequestScope.context?.logger.notice(
             "survey session committed", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)", "fingerprints": "\(summary.fingerprints)"])
         // Tuning takes seconds to minutes: the answer does not wait. Its revision reaches every replica
-        // as any revision does; a failure is logged and leaves the venue on its previous tuning.
-        Task.detached { [store] in
-            do {
-                let tuning = try await store.tuneVenue(venue)
-                logger.notice("venue re-tuned after a survey session", metadata: ["venue.id": "\(venue)", "venue.revision": "\(tuning.revision)"])
-            } catch {
-                logger.error("re-tuning after a survey session failed", metadata: ["venue.id": "\(venue)", "error": "\(error)"])
-            }
-        }
+        // as any revision does.
+        await retuner.retune(venue)
         var session = Components.Schemas.SurveySession(upload)
         session.tuning = .started
         session.placement = commit.walk.map { walk in
