@@ -248,7 +248,7 @@ extension Survey {
         }
 
         private var checkpointsText: String {
-            path == nil ? "" : ", and the checkpoints of \(path!)"
+            path.map { ", and the checkpoints of \($0)" } ?? ""
         }
 
         private var walkSettings: Components.Schemas.SurveyWalk? {
