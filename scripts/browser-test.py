@@ -207,8 +207,11 @@ try:
     followed = wait_for(lambda: driver.execute_script(
         "const report = window.beaconfixMap.heatmap.report; return document.body.dataset.heatmap === 'shown' && report"
         f" && report.floor === {second_level} && document.querySelectorAll('path.heat-cell').length === report.cells.length"), 5)
-    labels = zone_labels()
     floor_zones = driver.execute_script(f"return window.beaconfixMap.coverage.zones.filter(zone => zone.floor === {second_level}).map(zone => zone.name)")
+    # Leaflet fades a removed label out for 200 ms before taking it off the page: the first floor's labels
+    # may still be there just after the switch, so the check waits for them to go.
+    wait_for(lambda: sorted(zone_labels()) == sorted(floor_zones), 5)
+    labels = zone_labels()
     check("the heatmap and the zone labels follow the floor", bool(followed) and sorted(labels) == sorted(floor_zones),
           f"heatmap {driver.execute_script('return document.body.dataset.heatmap')}, labels {labels}")
     driver.find_element(By.CSS_SELECTOR, f"#floors button[data-level='{first_level}']").click()
