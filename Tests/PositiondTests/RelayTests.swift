@@ -65,6 +65,39 @@ struct RelayTests {
         #expect(!texts.contains { $0.contains("revision") })
     }
 
+    @Test("a survey message reaches the other replicas' venue-wide sockets only, and one too large for a batch travels there compact")
+    func venueWideSurveyMessages() async throws {
+        // Given replica a's hub with a relay, and replica b's hub with a venue-wide socket and a device's follower
+        let sending = LiveHub(bufferSize: 10, relay: LiveRelay(replica: "a", remoteMemory: .seconds(60)))
+        let receiving = LiveHub(bufferSize: 10, relay: LiveRelay(replica: "b", remoteMemory: .seconds(60)))
+        let (_, wide) = try receiving.subscribe(venue: "hall", device: nil, owner: "map")
+        let (_, follower) = try receiving.subscribe(venue: "hall", device: "d1", owner: "app")
+        let session = Components.Schemas.SurveySession(
+            id: "ses_1", venue: "hall", state: .open, openedAt: Date(timeIntervalSince1970: 0), samples: 1, batches: 1)
+        func message(points: Int, partial: Bool? = nil) -> Components.Schemas.LiveMessage {
+            .survey(.init(
+                _type: .survey, venue: "hall", session: session, spots: [],
+                path: (0..<points).map { .init(t: Double($0), x: 1, y: 2, floor: 0) }, partial: partial))
+        }
+        // When a small survey message and a large one (2,000 path points) are published on a, which nobody there follows
+        sending.publishToVenueWide(venue: "hall", message: message(points: 2), compact: message(points: 0, partial: true))
+        sending.publishToVenueWide(venue: "hall", message: message(points: 2_000), compact: message(points: 0, partial: true))
+        // Then both leave a in batches that fit a notification
+        let batches = try #require(sending.relay).takeBatches()
+        #expect(!batches.isEmpty && batches.allSatisfy { $0.payload.utf8.count <= FingerprintStore.maximumBroadcastBytes })
+        for batch in batches { receiving.deliverRelayed(try #require(receiving.relay).receive(batch.payload)) }
+        receiving.finishAll()
+        // And b's venue-wide socket gets the small one whole, then the large one compact; the follower gets neither
+        var texts: [String] = []
+        for await delivered in wide { texts.append(delivered.text) }
+        var followed = 0
+        for await _ in follower { followed += 1 }
+        #expect(texts.count == 2 && followed == 0)
+        #expect(texts.first == (try LiveMessage(venue: "hall", device: nil, message: message(points: 2))).text)
+        #expect(texts.last?.contains("\"partial\":true") == true && texts.last?.contains("\"path\":[]") == true)
+        #expect(try #require(receiving.relay).isTrackedElsewhere(DeviceRegistry.Key(venue: "hall", device: "")) == false)
+    }
+
     @Test("a device seen in another replica's batches counts as tracked there for devices.idle.seconds")
     func remembersRemoteDevices() throws {
         let relay = LiveRelay(replica: "b", remoteMemory: .seconds(60))

@@ -79,16 +79,21 @@ extension PositiondAPI {
     ///
     /// A walking session's message carries the samples with coordinates only: a checkpoint can place
     /// samples of earlier batches, so the map reads a walk's coverage again on each of its messages.
+    ///
+    /// On a cluster the message also goes to the other replicas' venue-wide sockets (the relay), so it is
+    /// made whenever there is a relay; one too large for a relay batch travels there without its spots
+    /// and path, marked partial, and the map reads the session's coverage from the shared store instead.
     private func publishCoverage(of upload: SurveyUpload, batch: [ScanLine]) async {
-        guard hub.hasVenueWideSubscribers(venue: upload.venue),
+        guard hub.hasVenueWideSubscribers(venue: upload.venue) || hub.relay != nil,
               let coverage = try? await store.surveyUploadCoverage(upload.id, of: upload.venue)
         else { return }
         let touched = Set(batch.compactMap { $0.groundTruth?.spotName })
         let path = batch.compactMap { line in line.groundTruth.map { Components.Schemas.SurveyPathPoint(t: line.t, x: $0.x, y: $0.y, floor: $0.floor) } }
-        hub.publishToVenueWide(venue: upload.venue, message: .survey(.init(
-            _type: .survey, venue: upload.venue, session: .init(coverage.upload),
-            spots: coverage.spots.filter { touched.contains($0.spot) }.map(Components.Schemas.SurveySpotCoverage.init),
-            path: path)))
+        let spots = coverage.spots.filter { touched.contains($0.spot) }.map(Components.Schemas.SurveySpotCoverage.init)
+        let session = Components.Schemas.SurveySession(coverage.upload)
+        hub.publishToVenueWide(
+            venue: upload.venue, message: .survey(.init(_type: .survey, venue: upload.venue, session: session, spots: spots, path: path)),
+            compact: .survey(.init(_type: .survey, venue: upload.venue, session: session, spots: [], path: [], partial: true)))
     }
 
     func commitSurveySession(_ input: Operations.CommitSurveySession.Input) async throws -> Operations.CommitSurveySession.Output {

@@ -9,6 +9,8 @@ struct LiveMessage: Sendable {
     /// The device it is about; nil for venue-wide messages (revisions), which every subscriber gets.
     let device: String?
     let text: String
+    /// For the sockets that follow the whole venue only, not a device's followers (a survey session's progress).
+    private(set) var venueWideOnly = false
 
     /// - Throws: `EncodingError` for a message that JSON cannot carry (a non-finite number).
     init(venue: String, device: String?, message: Components.Schemas.LiveMessage) throws {
@@ -22,6 +24,12 @@ struct LiveMessage: Sendable {
         self.venue = venue
         self.device = device
         self.text = text
+    }
+
+    /// Another replica's message for the sockets that follow the whole of `venue`.
+    init(venueWide venue: String, text: String) {
+        self.init(venue: venue, device: nil, text: text)
+        venueWideOnly = true
     }
 }
 
@@ -127,15 +135,26 @@ final class LiveHub: Sendable {
     }
 
     /// Sends `message` to the sockets following the whole of `venue` only: what a device's follower has no
-    /// use for (a survey session's progress). Not relayed: the replica that made it sends it.
-    func publishToVenueWide(venue: String, message: Components.Schemas.LiveMessage) {
+    /// use for (a survey session's progress). It is relayed to the other replicas' such sockets too, or
+    /// `compact` in its place when it is too large for a relay batch.
+    func publishToVenueWide(
+        venue: String, message: Components.Schemas.LiveMessage, compact: @autoclosure () -> Components.Schemas.LiveMessage
+    ) {
         let targets = subscribers.withLock { all in all.values.filter { $0.venue == venue && $0.device == nil } }
-        guard !targets.isEmpty else { return }
+        guard !targets.isEmpty || relay != nil else { return }
         guard let encoded = try? LiveMessage(venue: venue, device: nil, message: message) else {
             droppedCounter.increment()
             return
         }
         deliver(encoded, to: targets)
+        guard let relay else { return }
+        if relay.fits(encoded) {
+            relay.enqueueVenueWide(encoded)
+        } else if let small = try? LiveMessage(venue: venue, device: nil, message: compact()) {
+            relay.enqueueVenueWide(small)
+        } else {
+            droppedCounter.increment()
+        }
     }
 
     /// Sends `message` to every matching subscriber without waiting for any of them.
@@ -169,7 +188,9 @@ final class LiveHub: Sendable {
         let venueSubscribers = subscribers(venue: first.venue, device: nil)
         guard !venueSubscribers.isEmpty else { return }
         for message in messages {
-            deliver(message, to: venueSubscribers.filter { $0.device == nil || message.device == nil || $0.device == message.device })
+            deliver(message, to: venueSubscribers.filter {
+                $0.device == nil || (!message.venueWideOnly && (message.device == nil || $0.device == message.device))
+            })
         }
     }
 

@@ -70,20 +70,40 @@ final class LiveRelay: Sendable {
 
     /// Queues `message` (a device's position or zone event, already encoded) for the next batch.
     ///
-    /// Venue-wide messages are not relayed: each replica publishes its own revisions as it reloads.
+    /// Messages for every subscriber of a venue (revisions) are not relayed: each replica publishes its own
+    /// revisions as it reloads.
     func enqueue(_ message: LiveMessage) {
-        guard let device = message.device, let header = header(venue: message.venue), Self.isRelayable(device) else {
+        guard let device = message.device, !device.isEmpty, Self.isRelayable(device) else {
             metrics.droppedMessages.increment()
             return
         }
-        let line = device + "\t" + message.text
+        enqueue(line: device + "\t" + message.text, venue: message.venue)
+    }
+
+    /// Queues a message for the sockets that follow the whole venue on the other replicas (a survey
+    /// session's progress), as a line without a device; see ``fits(_:)`` for its size.
+    func enqueueVenueWide(_ message: LiveMessage) {
+        enqueue(line: "\t" + message.text, venue: message.venue)
+    }
+
+    /// Whether `message` fits in a batch on its own: a larger one is dropped by ``enqueueVenueWide(_:)``.
+    func fits(_ message: LiveMessage) -> Bool {
+        guard let header = header(venue: message.venue) else { return false }
+        return header.utf8.count + (message.device ?? "").utf8.count + message.text.utf8.count + 2 <= maximumBatchBytes
+    }
+
+    private func enqueue(line: String, venue: String) {
+        guard let header = header(venue: venue) else {
+            metrics.droppedMessages.increment()
+            return
+        }
         // A message that fills a batch on its own cannot be carried.
         guard header.utf8.count + line.utf8.count + 1 <= maximumBatchBytes else {
             metrics.droppedMessages.increment()
             return
         }
         let dropped = outbox.withLock { outbox -> Int in
-            var pending = outbox[message.venue] ?? Pending()
+            var pending = outbox[venue] ?? Pending()
             pending.lines.append(line)
             pending.bytes += line.utf8.count + 1
             var dropped = 0
@@ -91,7 +111,7 @@ final class LiveRelay: Sendable {
                 pending.bytes -= pending.lines.removeFirst().utf8.count + 1
                 dropped += 1
             }
-            outbox[message.venue] = pending
+            outbox[venue] = pending
             return dropped
         }
         if dropped > 0 { metrics.droppedMessages.increment(by: Int64(dropped)) }
@@ -139,7 +159,8 @@ final class LiveRelay: Sendable {
     }
 
     /// The messages of another replica's batch, in order, remembering their devices as tracked there; an
-    /// empty list for this replica's own batches and for anything that is not a batch.
+    /// empty list for this replica's own batches and for anything that is not a batch. A line without a
+    /// device is a message for the venue's venue-wide sockets only.
     func receive(_ payload: String, now: ContinuousClock.Instant = .now) -> [LiveMessage] {
         var lines = payload.split(separator: "\n", omittingEmptySubsequences: false)[...]
         guard let header = lines.popFirst() else { return [] }
@@ -150,13 +171,16 @@ final class LiveRelay: Sendable {
         messages.reserveCapacity(lines.count)
         for line in lines {
             guard let tab = line.firstIndex(of: "\t") else { continue }
-            messages.append(LiveMessage(venue: venue, device: String(line[..<tab]), text: String(line[line.index(after: tab)...])))
+            let device = String(line[..<tab]), text = String(line[line.index(after: tab)...])
+            messages.append(device.isEmpty ? LiveMessage(venueWide: venue, text: text) : LiveMessage(venue: venue, device: device, text: text))
         }
         metrics.batchesReceived.increment()
         metrics.bytesReceived.increment(by: Int64(payload.utf8.count))
         metrics.messagesReceived.increment(by: Int64(messages.count))
         remote.withLock { remote in
-            for message in messages { remote[DeviceRegistry.Key(venue: venue, device: message.device!)] = now }
+            for message in messages {
+                if let device = message.device { remote[DeviceRegistry.Key(venue: venue, device: device)] = now }
+            }
         }
         return messages
     }

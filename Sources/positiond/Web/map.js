@@ -640,8 +640,9 @@ function surveyBatch(message) {
   }
   // The batches count up one by one: a message the loaded coverage already holds is skipped.
   if (!state.survey.session || message.session.batches <= state.survey.session.batches) return;
-  // A walk's new checkpoint can place samples of earlier batches: its coverage is read again whole.
-  if (message.session.walk) {
+  // A walk's new checkpoint can place samples of earlier batches, and a message relayed from another
+  // replica may come without its spots and path: the coverage is then read again whole.
+  if (message.session.walk || message.partial) {
     loadSurvey().catch(fail);
     return;
   }
