@@ -1,5 +1,5 @@
 import ScanFormats
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -251,13 +251,8 @@ struct LiveTests {
         .enabled(if: ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"] != nil))
     func surveyMessagesAcrossReplicas() async throws {
         // Given demo-hall on PostgreSQL, two positiond replicas on it, and a venue-wide socket on replica B
-        let text = try #require(ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"])
-        let url = try #require(try PostgresLocation(url: text))
-        let schema = "relay_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try PostgresBackend(url: url, logger: TestEnvironment.logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
-        let storeA = try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: TestEnvironment.logger), logger: TestEnvironment.logger)
+        let (storeA, storeB) = try TestEnvironment.postgresReplicaStores()
         try SurveySessionTests.importDemoVenue(into: storeA)
-        let storeB = try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: TestEnvironment.logger), logger: TestEnvironment.logger)
         let survey = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
         let appA = try await TestEnvironment.app(store: storeA), appB = try await TestEnvironment.app(store: storeB)
         let onB = Inbox()
@@ -280,7 +275,11 @@ struct LiveTests {
                         #expect(try await clientA.call(.post, "/v1/venues/demo-hall/survey/sessions/\(session)/batches", body: body).status == .ok)
                         batch += 1
                     }
-                    @Sendable func surveyMessages() -> [[String: Any]] { onB.all.filter { $0["type"] as? String == "survey" } }
+                    // (notifications are the database's, not the schema's: other tests' replicas on the same PostgreSQL
+                    // may post to their demo-hall meanwhile, so only this session's messages count)
+                    @Sendable func surveyMessages() -> [[String: Any]] {
+                        onB.all.filter { $0["type"] as? String == "survey" && ($0["session"] as? [String: Any])?["id"] as? String == session }
+                    }
                     // (what is sent before both replicas listen is lost, as on any start: one-sample batches probe until B hears one)
                     let deadline = ContinuousClock.now + .seconds(20)
                     while surveyMessages().isEmpty, ContinuousClock.now < deadline {
@@ -288,7 +287,7 @@ struct LiveTests {
                         try await Task.sleep(for: .milliseconds(200))
                     }
                     try #require(!surveyMessages().isEmpty, "replica B never heard replica A")
-                    let heard = surveyMessages().count
+                    let probes = batch
                     // When replica A stores a batch of 5 samples, then one of 250 (each with one beacon, to stay under the test server's body limit)
                     try await post(survey[100..<105])
                     let large = survey[200..<450].map { line in
@@ -297,13 +296,17 @@ struct LiveTests {
                         return line
                     }
                     try await post(large[...])
-                    try await waitUntil { surveyMessages().count >= heard + 2 }
+                    // (the session counts its batches: the probes are 1...probes, these two the next)
+                    @Sendable func ours() -> [[String: Any]] {
+                        surveyMessages().filter { (($0["session"] as? [String: Any])?["batches"] as? Int ?? 0) > probes }
+                    }
+                    try await waitUntil { ours().count >= 2 }
                     // Then B's venue-wide socket gets the first whole, with its 5 places, and the second compact, marked partial
-                    let messages = Array(surveyMessages().suffix(2))
-                    #expect(messages.map { ($0["session"] as? [String: Any])?["batches"] as? Int } == [batch - 1, batch])
+                    let messages = ours()
+                    #expect(messages.map { ($0["session"] as? [String: Any])?["batches"] as? Int } == [probes + 1, probes + 2])
                     #expect((messages[0]["path"] as? [Any])?.count == 5 && messages[0]["partial"] == nil)
                     #expect((messages[1]["path"] as? [Any])?.count == 0 && messages[1]["partial"] as? Bool == true)
-                    #expect((messages[1]["session"] as? [String: Any])?["samples"] as? Int == batch - 2 + 5 + 250)
+                    #expect((messages[1]["session"] as? [String: Any])?["samples"] as? Int == probes + 5 + 250)
                     group.cancelAll()
                 }
             }

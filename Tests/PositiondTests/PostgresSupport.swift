@@ -12,4 +12,16 @@ extension TestEnvironment {
         try PostgresBackend(url: url, logger: logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
         return try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: logger), logger: logger)
     }
+
+    /// Two stores on one fresh schema of the test PostgreSQL, each with its own connections: two replicas
+    /// of a cluster.
+    static func postgresReplicaStores() throws -> (FingerprintStore, FingerprintStore) {
+        let text = try #require(ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"])
+        let url = try #require(try PostgresLocation(url: text))
+        let schema = "replicas_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try PostgresBackend(url: url, logger: logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
+        return (
+            try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: logger), logger: logger),
+            try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: logger), logger: logger))
+    }
 }

@@ -36,13 +36,8 @@ struct SurveySessionTests {
     @Test("a session posted in batches (one re-sent, one refused) and committed records what survey record records, is re-tuned, and reaches a second replica on PostgreSQL")
     func endToEnd() async throws {
         // Given demo-hall without a survey on PostgreSQL, two positiond replicas on it, and a survey key
-        let text = try #require(ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"])
-        let url = try #require(try PostgresLocation(url: text))
-        let schema = "sessions_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try PostgresBackend(url: url, logger: TestEnvironment.logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
-        let primaryStore = try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: TestEnvironment.logger), logger: TestEnvironment.logger)
+        let (primaryStore, replicaStore) = try TestEnvironment.postgresReplicaStores()
         try Self.importDemoVenue(into: primaryStore)
-        let replicaStore = try FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: TestEnvironment.logger), logger: TestEnvironment.logger)
         let key = try primaryStore.createKey(name: "surveyor", scope: .survey)
         let app = try await TestEnvironment.app(store: primaryStore)
         let replica = try await TestEnvironment.app(store: replicaStore)
