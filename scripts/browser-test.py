@@ -394,6 +394,56 @@ try:
           bool(refused) and "admin key" in summary and not driver.find_element(By.ID, "heatmap-on").is_enabled(), summary)
     state_errors = driver.execute_script("return window.beaconfixMap.errors")
     check("with a locate key the page reported no error", not state_errors, str(state_errors))
+
+    # A hostile SVG plan: what it would run is taken out when survey imports it, and the map still draws it.
+    # Its script, if it ran, would mark the document and ask positiond for a page that does not exist.
+    hostile = """<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 420 260" onload="document.documentElement.setAttribute('data-ran', 'onload')">
+  <script>document.documentElement.setAttribute('data-ran', 'script'); fetch('/ran-script');</script>
+  <rect x="5" y="5" width="410" height="250" fill="#f4efe4" stroke="#333" stroke-width="3"/>
+  <a xlink:href="javascript:document.documentElement.setAttribute('data-ran', 'link')"><text x="20" y="40">Gallery</text></a>
+</svg>
+"""
+    plan_file = os.path.join(os.path.dirname(os.environ["DB"]), "hostile.svg")
+    with open(plan_file, "w") as handle:
+        handle.write(hostile)
+    imported = subprocess.run(
+        [os.environ["SURVEY"], "venue", "plan", "--db", os.environ["DB"], "--venue", "demo-hall", "--floor", "1", "--image", plan_file,
+         "--top-left=-1,25", "--bottom-right=41,-1", "--json"], capture_output=True, text=True)
+    removed = json.loads(imported.stdout)["removed"] if imported.returncode == 0 else []
+    with urllib.request.urlopen(urllib.request.Request(f"{BASE}/v1/venues/demo-hall/floors/1/plan", headers={"Authorization": f"Bearer {KEY}"}),
+                                timeout=5) as response:
+        status, served = response.status, response.read().decode()
+    check("survey venue plan takes a hostile SVG's script, event attribute and javascript: link out, and says so",
+          imported.returncode == 0 and "1 <script> element" in removed and any("onload" in item for item in removed)
+          and any("xlink:href" in item for item in removed) and status == 200
+          and "<script" not in served and "onload" not in served and "javascript:" not in served and "<rect" in served,
+          f"rc {imported.returncode}, removed {removed}, {imported.stderr.strip()[:200]}; served {status}: {served[:160]!r}")
+    driver.execute_script("sessionStorage.setItem('beaconfix.key', arguments[0])", KEY)
+    driver.get(f"{BASE}/venues/demo-hall/map")
+    wait_for(lambda: driver.execute_script("return document.body.dataset.ready === 'true'"), 10)
+    driver.find_element(By.CSS_SELECTOR, "#floors button[data-level='1']").click()
+    drawn = wait_for(lambda: driver.execute_script(
+        "const image = document.querySelector('img.floor-plan'); return document.body.dataset.floor === '1' && image && image.complete"
+        " && image.naturalWidth > 0 && [image.naturalWidth, image.naturalHeight]"), 10)
+    check("the map draws the sanitised plan", bool(drawn), f"plan image {drawn}")
+
+    # A plan stored before imports were sanitised, script and all, opened on its own in positiond's origin
+    # (where the pages keep the key): its Content-Security-Policy lets nothing run.
+    import sqlite3
+    with sqlite3.connect(os.environ["DB"]) as database:
+        database.execute("UPDATE floorPlan SET data = ? WHERE venueId = 'demo-hall' AND level = 1", (hostile.encode(),))
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Authorization": f"Bearer {KEY}"}})
+    driver.get(f"{BASE}/v1/venues/demo-hall/floors/1/plan")
+    time.sleep(1)
+    opened = driver.execute_script("return [document.documentElement.tagName, document.documentElement.getAttribute('data-ran'),"
+                                   " document.documentElement.innerHTML.includes('<script')]")
+    blocked = [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+    check("a stored plan with a script, opened on its own, runs nothing: its policy blocks the script",
+          opened[0].lower() == "svg" and opened[1] is None and opened[2] and bool(blocked),
+          f"root {opened[0]}, data-ran {opened[1]}, script in the document {opened[2]}; {len(blocked)} CSP reports: {' | '.join(blocked)[:300]}")
+    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
 finally:
     driver.quit()
 

@@ -39,6 +39,7 @@ func buildApplication(
         ? HistoryRecorder(traceInterval: settings.historyTraceInterval, idleTimeout: settings.deviceIdleTimeout) : nil
 
     let router = Router(context: AppRequestContext.self)
+    router.middlewares.add(SecurityHeadersMiddleware())
     router.middlewares.add(RequestIDMiddleware())
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(AccessLogMiddleware(.info))

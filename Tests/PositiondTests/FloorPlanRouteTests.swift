@@ -59,6 +59,43 @@ struct FloorPlanRouteTests {
         }
     }
 
+    @Test("a plan, even one stored with a script before import sanitised SVGs, is served inert; the pages run only their own files and may not be framed")
+    func lockedDown() async throws {
+        // Given demo-hall whose gallery plan is an SVG with a script, stored as it was (as an older survey stored it)
+        let hostile = FloorPlanImage(
+            data: Data(#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 24" onload="alert(1)"><script>alert(2)</script><rect width="40" height="24"/></svg>"#.utf8),
+            mediaType: .svg)
+        let store = try TestEnvironment.untunedDemoStore { venue in
+            for index in venue.floors.indices { venue.floors[index].plan = nil }
+        }
+        try store.setFloorPlan(
+            venue: "demo-hall", level: 1, placement: FloorPlanPlacement(image: "plans/g.svg", topLeft: .init(x: -1, y: 25), bottomRight: .init(x: 41, y: -1)),
+            image: hostile)
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.router) { client in
+            // When the plan is fetched
+            let plan = try await client.call(.get, "/v1/venues/demo-hall/floors/1/plan")
+            // Then a browser opening it runs nothing, loads nothing but inline images, and does not sniff its type
+            #expect(plan.status == .ok && plan.headers[.contentType] == "image/svg+xml")
+            #expect(plan.headers[.contentSecurityPolicy] == "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
+            #expect(plan.headers[.xContentTypeOptions] == "nosniff")
+            // When the map page is fetched
+            let page = try await client.call(.get, "/venues/demo-hall/map")
+            // Then it may run only positiond's own scripts and styles, and no site may frame it or learn its address
+            let policy = try #require(page.headers[.contentSecurityPolicy])
+            for directive in ["default-src 'self'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "object-src 'none'"] {
+                #expect(policy.contains(directive), "\(policy)")
+            }
+            #expect(!policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"))
+            #expect(page.headers[.xFrameOptions] == "DENY" && page.headers[.referrerPolicy] == "no-referrer")
+            #expect(page.headers[.xContentTypeOptions] == "nosniff")
+            // And an error answer carries the same locks
+            let missing = try await client.call(.get, "/v1/venues/demo-hall/floors/0/plan")
+            #expect(missing.status == .notFound && missing.headers[.contentSecurityPolicy] == SecurityHeadersMiddleware<AppRequestContext>.documentPolicy)
+            #expect(missing.headers[.xContentTypeOptions] == "nosniff")
+        }
+    }
+
     @Test("a plan placed by reference points answers its rotated corners and the points as given")
     func rotatedPlan() async throws {
         // Given demo-hall's ground plan (420 × 260 px, 10 px a metre) placed so that the pixels of its

@@ -213,10 +213,32 @@ public struct FloorPlanImage: Hashable, Sendable {
     public var data: Data
     public var mediaType: PlanMediaType
 
-    /// Checks `data`, read from `path` (whose extension must say the same type as the bytes).
+    /// Checks `data`, read from `path` (whose extension must say the same type as the bytes); an SVG is
+    /// made safe by ``SVGSanitizer`` (``importing(_:path:)`` also says what it took out).
     ///
     /// - Throws: ``FloorPlanError`` with a sentence naming the file.
     public init(data: Data, path: String) throws(FloorPlanError) {
+        self = try Self.importing(data, path: path).image
+    }
+
+    /// An image imported from `path`: checked, an SVG made safe, and what was taken out of it said.
+    public struct Import: Sendable, Hashable {
+        public var image: FloorPlanImage
+        /// What ``SVGSanitizer`` took out (`1 <script> element`); empty for a raster image or a clean SVG.
+        public var removed: [String]
+    }
+
+    /// Checks `data`, read from `path`, and makes an SVG safe.
+    ///
+    /// - Throws: ``FloorPlanError`` with a sentence naming the file.
+    public static func importing(_ data: Data, path: String) throws(FloorPlanError) -> Import {
+        let checked = try checked(data: data, path: path)
+        guard checked.mediaType == .svg else { return Import(image: checked, removed: []) }
+        let safe = try SVGSanitizer().sanitize(data, path: path)
+        return Import(image: FloorPlanImage(data: safe.data, mediaType: .svg), removed: safe.removed)
+    }
+
+    private static func checked(data: Data, path: String) throws(FloorPlanError) -> FloorPlanImage {
         guard data.count <= Self.maximumBytes else {
             throw FloorPlanError("\(path) is \(data.count) bytes; a floor plan may be at most \(Self.maximumBytes) bytes (10 MiB): shrink or compress the image")
         }
@@ -229,7 +251,7 @@ public struct FloorPlanImage: Hashable, Sendable {
         guard found == named else {
             throw FloorPlanError("\(path) is named as \(named.rawValue) but its content is \(found.rawValue): rename it or give the right file")
         }
-        self.init(data: data, mediaType: found)
+        return FloorPlanImage(data: data, mediaType: found)
     }
 
     /// An image already checked (read back from the store).

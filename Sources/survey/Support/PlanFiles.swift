@@ -12,13 +12,22 @@ enum PlanFiles {
             guard let plan = floor.plan else { continue }
             // A path venue.json must not name is refused by the definition's problems, said by the store.
             guard !plan.problems(level: floor.level).contains(where: { $0.contains("image '") }) else { continue }
-            images[floor.level] = try image(at: folder.appendingPathComponent(plan.image).path, shownAs: plan.image, floor: floor.level)
+            let imported = try image(at: folder.appendingPathComponent(plan.image).path, shownAs: plan.image, floor: floor.level)
+            // On standard error, so that --json's output stays one document.
+            if let note = madeSafe(imported, name: plan.image, floor: floor.level) { Output.standardError(note) }
+            images[floor.level] = imported.image
         }
         return images
     }
 
-    /// Reads and checks one image file.
-    static func image(at path: String, shownAs name: String, floor: Int) throws -> FloorPlanImage {
+    /// What was taken out of an SVG plan to make it safe, as a sentence; nil when nothing was.
+    static func madeSafe(_ imported: FloorPlanImage.Import, name: String, floor: Int) -> String? {
+        guard !imported.removed.isEmpty else { return nil }
+        return "floor \(floor)'s plan \(name) was made safe to serve: removed \(imported.removed.joined(separator: ", "))"
+    }
+
+    /// Reads and checks one image file; an SVG is made safe (``FloorPlanImage/Import/removed`` says how).
+    static func image(at path: String, shownAs name: String, floor: Int) throws -> FloorPlanImage.Import {
         let url = URL(fileURLWithPath: path)
         // Refuse an oversized file before reading it whole.
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > FloorPlanImage.maximumBytes {
@@ -28,7 +37,7 @@ enum PlanFiles {
             throw CLIError("cannot read floor \(floor)'s plan \(name) (\(path)): no such file, or not readable")
         }
         do {
-            return try FloorPlanImage(data: data, path: name)
+            return try FloorPlanImage.importing(data, path: name)
         } catch {
             throw CLIError("floor \(floor)'s plan: \(error.description)")
         }

@@ -96,11 +96,15 @@ extension Survey.Venue {
             var mediaType: String
             var bytes: Int
             var revision: Int
+            /// What was taken out of an SVG plan to make it safe to serve (scripts, event attributes,
+            /// external links); empty when nothing was.
+            var removed: [String]
         }
 
         func run() async throws {
             let fingerprintStore = try store.open()
-            let planImage = try PlanFiles.image(at: image, shownAs: image, floor: floor)
+            let imported = try PlanFiles.image(at: image, shownAs: image, floor: floor)
+            let planImage = imported.image
             let placement = try placement()
             let revision = try fingerprintStore.setFloorPlan(venue: venue, level: floor, placement: placement, image: planImage)
             guard let corners = try fingerprintStore.floorPlans(of: venue)[floor]?.corners else {
@@ -108,7 +112,7 @@ extension Survey.Venue {
             }
             let summary = Summary(
                 venue: venue, floor: floor, plan: placement, corners: corners, mediaType: planImage.mediaType.rawValue,
-                bytes: planImage.data.count, revision: revision)
+                bytes: planImage.data.count, revision: revision, removed: imported.removed)
             if output.json { return try Output.json(summary) }
             func point(_ p: FloorPlanPlacement.Point) -> String { String(format: "(%.2f, %.2f)", p.x, p.y) }
             print("""
@@ -116,6 +120,7 @@ extension Survey.Venue {
                 \(planImage.mediaType.rawValue), its corners at top-left \(point(corners.topLeft)), top-right \(point(corners.topRight)), \
                 bottom-right \(point(corners.bottomRight)).
                 """)
+            if let note = PlanFiles.madeSafe(imported, name: image, floor: floor) { print(note + ".") }
         }
     }
 }
