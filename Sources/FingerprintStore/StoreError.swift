@@ -7,7 +7,13 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No survey upload of that id belongs to the venue.
     case unknownSurveyUpload(venue: String, id: String)
     case invalidVenue(problems: [String])
+    /// The caller asked for something the store refuses: a value out of range, a name it lacks. The
+    /// sentence names the argument; an API answers it as the client's mistake (4xx).
     case invalidInput(String)
+    /// The store failed through no fault of the caller: a stored value this build cannot read, a statement
+    /// the database refused, a broken invariant. The sentence is for the operator's log; an API answers
+    /// a server error (5xx) without it.
+    case storageFault(String)
     /// The operation would remove data that other records still need.
     case conflict(String)
     /// The disk holding the database is full; the write was rolled back.
@@ -32,6 +38,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidVenue(let problems):
             "the venue definition is invalid: " + problems.joined(separator: "; ")
         case .invalidInput(let message):
+            message
+        case .storageFault(let message):
             message
         case .conflict(let message):
             message

@@ -137,6 +137,44 @@ struct HardeningTests {
         }
     }
 
+    @Test("errors blame the right side: a bad argument is a 422 naming it; a failure of the store is a 500 with the request id and no SQL")
+    func errorsBlameTheRightSide() async throws {
+        // Given a daemon on demo-hall with a survey session open
+        let store = try TestEnvironment.demoStore()
+        let app = try await TestEnvironment.app(store: store)
+        try await app.test(.router) { client in
+            let opened = try await client.call(.post, "/v1/venues/demo-hall/survey/sessions", body: #"{"operator": "ana"}"#)
+            let session = try #require(opened.json["id"] as? String)
+            // When the client asks for a dwell report with a minimum visit out of range
+            let refused = try await client.call(.get, "/v1/venues/demo-hall/analytics/dwell?from=0&to=3600&min_visit=-5")
+            // Then it is the client's mistake, named
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.errorMessage.contains("minimum visit") && refused.errorMessage.contains("-5"), "\(refused.errorMessage)")
+
+            // When the session's stored row holds a state this build does not know (a newer build, or a hand edit)
+            try await store.writer.write { db in
+                try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+                try db.execute(sql: "UPDATE surveyUpload SET state = 'frozen' WHERE id = ?", arguments: [session])
+                try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+            }
+            let unreadable = try await client.call(.get, "/v1/venues/demo-hall/survey/sessions/\(session)", headers: [RequestIDMiddleware.header: "fault-1"])
+            // Then it is the server's failure: a 500 that gives the request id to find the cause in the log, and not the cause
+            #expect(unreadable.status == .internalServerError)
+            #expect(unreadable.errorMessage.contains("request id fault-1"), "\(unreadable.errorMessage)")
+            #expect(!unreadable.errorMessage.contains("frozen") && !unreadable.errorMessage.contains("surveyUpload"), "\(unreadable.errorMessage)")
+
+            // When a query fails inside the database (a history table is gone)
+            try await store.writer.write { db in try db.execute(sql: "DROP TABLE zoneVisit") }
+            let failed = try await client.call(.get, "/v1/venues/demo-hall/analytics/dwell?from=0&to=3600", headers: [RequestIDMiddleware.header: "fault-2"])
+            // Then the same: a 500 with the request id, and neither the statement nor SQLite's message
+            #expect(failed.status == .internalServerError)
+            #expect(failed.errorMessage.contains("request id fault-2"), "\(failed.errorMessage)")
+            for leak in ["SELECT", "zoneVisit", "no such table", "SQLite"] {
+                #expect(!failed.errorMessage.contains(leak), "\(failed.errorMessage)")
+            }
+        }
+    }
+
     @Test("a venue that fails to reload does not stop a revoked key from being refused, and the venue keeps its last good map")
     func watcherConcernsFailApart() async throws {
         // Given a daemon serving demo-hall with a key

@@ -171,7 +171,7 @@ struct PostgresTransaction: SQLTransaction {
         do {
             return try connection.query(PostgresQuery(unsafeSQL: Self.numberingParameters(sql), binds: binds), logger: logger).wait()
         } catch let error as PSQLError {
-            throw StoreError.invalidInput("PostgreSQL refused a statement: \(error.serverInfo?[.message] ?? "\(error.code)")")
+            throw StoreError.storageFault("PostgreSQL refused a statement: \(error.serverInfo?[.message] ?? "\(error.code)")")
         }
     }
 

@@ -60,7 +60,7 @@ struct SQLRow: Sendable {
     }
 
     private static func mismatch(_ column: String, _ expected: String, _ found: SQLValue) -> StoreError {
-        .invalidInput("the stored column '\(column)' should hold \(expected) but holds \(found)")
+        .storageFault("the stored column '\(column)' should hold \(expected) but holds \(found)")
     }
 }
 

@@ -70,7 +70,7 @@ extension SQLRow {
         let text = try text(column)
         let fields = text.split(whereSeparator: { "-: T.Z".contains($0) }).map { Int($0) }
         guard fields.count >= 6, fields.allSatisfy({ $0 != nil }) else {
-            throw .invalidInput("the stored column '\(column)' should hold a date but holds '\(text)'")
+            throw .storageFault("the stored column '\(column)' should hold a date but holds '\(text)'")
         }
         var parts = tm()
         parts.tm_year = Int32(fields[0]! - 1900)

@@ -43,7 +43,7 @@ extension APIKeyInfo {
     init(_ row: SQLRow) throws(StoreError) {
         let scopeName = try row.text("scope")
         guard let scope = APIKeyScope(rawValue: scopeName) else {
-            throw .invalidInput("API key \(try row.integer("id")) has the scope '\(scopeName)', which this build does not know (locate, survey or admin)")
+            throw .storageFault("API key \(try row.integer("id")) has the scope '\(scopeName)', which this build does not know (locate, survey or admin)")
         }
         self.init(
             id: try row.integer("id"), name: try row.text("name"), scope: scope, prefix: try row.text("tokenPrefix"),
@@ -84,7 +84,7 @@ extension FingerprintStore {
                 "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES (?, ?, ?, ?, ?) RETURNING id",
                 [.text(name), .text(scope.rawValue), .text(Self.hash(token: token)), .text(prefix), SQLValue(now)])
             try Self.notifyKeysChanged(transaction)
-            return try inserted.first?.integer("id") ?? { throw StoreError.invalidInput("the new API key was not given an id") }()
+            return try inserted.first?.integer("id") ?? { throw StoreError.storageFault("the new API key was not given an id") }()
         }
         logger.debug("api key created", metadata: ["key.id": "\(id)", "key.scope": "\(scope.rawValue)"])
         return CreatedAPIKey(key: APIKeyInfo(id: id, name: name, scope: scope, prefix: prefix, createdAt: now, revokedAt: nil), token: token)

@@ -134,7 +134,7 @@ extension FingerprintStore {
                     let values = row.values
                     guard let id = values[0].int64, let beacon = values[1].int64, let meanRSSI = values[2].double,
                           let dispersion = values[3].double, let visibility = values[4].double
-                    else { throw StoreError.invalidInput("a stored fingerprint entry of venue '\(venueID)' has a missing value") }
+                    else { throw StoreError.storageFault("a stored fingerprint entry of venue '\(venueID)' has a missing value") }
                     take(fingerprint: id, beacon: beacon, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)
                 }
             }

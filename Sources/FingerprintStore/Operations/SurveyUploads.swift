@@ -99,7 +99,7 @@ public struct InvalidSurveyBatch: Error, Hashable, Sendable, CustomStringConvert
 extension SurveyUpload {
     init(_ row: SQLRow) throws(StoreError) {
         guard let state = State(rawValue: try row.text("state")) else {
-            throw .invalidInput("survey session \(try row.text("id")) has the state '\(try row.text("state"))', which this build does not know")
+            throw .storageFault("survey session \(try row.text("id")) has the state '\(try row.text("state"))', which this build does not know")
         }
         let closed: Double? = if case .null = row["closedAt"] { nil } else { try row.real("closedAt") }
         var walk: SurveyWalkSettings?

@@ -56,7 +56,7 @@ struct ZoneAreaRecord: Hashable {
         do {
             return ZoneArea(name: name, floor: level, polygon: try JSONDecoder().decode([ZoneArea.Vertex].self, from: Data(polygon.utf8)))
         } catch {
-            throw StoreError.invalidInput("the stored polygon of zone '\(name)' on floor \(level) of venue '\(venueId)' cannot be read (\(error))")
+            throw StoreError.storageFault("the stored polygon of zone '\(name)' on floor \(level) of venue '\(venueId)' cannot be read (\(error))")
         }
     }
 }
@@ -115,9 +115,9 @@ struct FloorPlanRecord: Hashable {
         do {
             points = try JSONDecoder().decode([FloorPlanPlacement.ReferencePoint].self, from: Data(referencePoints.utf8))
         } catch {
-            throw StoreError.invalidInput("the stored reference points of floor \(level)'s plan cannot be read (\(error))")
+            throw StoreError.storageFault("the stored reference points of floor \(level)'s plan cannot be read (\(error))")
         }
-        guard points.count == 2 else { throw StoreError.invalidInput("floor \(level)'s plan has \(points.count) stored reference points, not 2") }
+        guard points.count == 2 else { throw StoreError.storageFault("floor \(level)'s plan has \(points.count) stored reference points, not 2") }
         return (FloorPlanPlacement(image: image, anchoring: .referencePoints(points[0], points[1])), corners)
     }
 

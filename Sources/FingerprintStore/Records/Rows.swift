@@ -10,7 +10,7 @@ extension SQLTransaction {
     /// Runs an `INSERT` and returns the id of the row it made.
     func insertReturningID(_ sql: String, _ arguments: [SQLValue]) throws -> Int64 {
         guard let row = try rows(sql + " RETURNING id", arguments).first else {
-            throw StoreError.invalidInput("an insert returned no id")
+            throw StoreError.storageFault("an insert returned no id")
         }
         return try row.integer("id")
     }
@@ -73,7 +73,7 @@ extension SQLRow {
         case .blob(let data): return data
         // SQLite hands back an empty blob as text when it was bound as such; both mean no bytes.
         case .text(let text): return Data(text.utf8)
-        case let other: throw .invalidInput("the stored column '\(column)' should hold bytes but holds \(other)")
+        case let other: throw .storageFault("the stored column '\(column)' should hold bytes but holds \(other)")
         }
     }
 
@@ -81,7 +81,7 @@ extension SQLRow {
     func named<Value: RawRepresentable<String>>(_ column: String, as type: Value.Type = Value.self) throws(StoreError) -> Value {
         let name = try text(column)
         guard let value = Value(rawValue: name) else {
-            throw .invalidInput("the stored column '\(column)' holds '\(name)', which this build does not know")
+            throw .storageFault("the stored column '\(column)' holds '\(name)', which this build does not know")
         }
         return value
     }
@@ -251,7 +251,7 @@ extension BeaconRecord {
     }
 
     func update(_ transaction: any SQLTransaction) throws {
-        guard let id else { throw StoreError.invalidInput("a beacon without a row cannot be updated") }
+        guard let id else { throw StoreError.storageFault("a beacon without a row cannot be updated") }
         try transaction.execute(
             "UPDATE beacon SET venueId = ?, uuid = ?, major = ?, minor = ?, label = ?, x = ?, y = ?, floor = ?, measuredPower = ?, status = ? WHERE id = ?",
             values + [.integer(id)])
@@ -287,7 +287,7 @@ extension SpotRecord {
     }
 
     func update(_ transaction: any SQLTransaction) throws {
-        guard let id else { throw StoreError.invalidInput("a spot without a row cannot be updated") }
+        guard let id else { throw StoreError.storageFault("a spot without a row cannot be updated") }
         try transaction.execute("UPDATE spot SET venueId = ?, name = ?, x = ?, y = ?, floor = ?, zone = ? WHERE id = ?", values + [.integer(id)])
     }
 }

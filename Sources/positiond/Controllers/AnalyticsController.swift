@@ -72,17 +72,13 @@ extension PositiondAPI {
         return .ok(.init(body: .json(.init(venue: state.venue, recording: state.recording))))
     }
 
-    /// Runs a store query, its refusals as the API's errors: 422 for a parameter the store refuses, 404 for
-    /// a venue removed since the catalog last loaded.
+    /// Runs a store query, its errors as the API's: 422 for a parameter the store refuses, 404 for a venue
+    /// removed since the catalog last loaded, 500 with the request id for a failure of the store itself.
     private func analytics<T>(_ query: () async throws -> T) async throws -> T {
         do {
             return try await query()
         } catch let error as StoreError {
-            switch error {
-            case .unknownVenue: throw HTTPError(.notFound, message: "\(error)")
-            case .invalidInput: throw HTTPError(.unprocessableContent, message: "\(error)")
-            default: throw error
-            }
+            throw HTTPError.answering(error)
         }
     }
 

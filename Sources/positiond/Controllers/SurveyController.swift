@@ -122,19 +122,15 @@ extension PositiondAPI {
 
     /// Runs a store call, its refusals as the API's errors: 404 for an unknown session or a venue removed
     /// since the catalog loaded, 409 for a session that is not open or a reused batch id, 422 for samples
-    /// or values the store refuses (the sentence names them).
+    /// or values the store refuses (the sentence names them), 500 with the request id for a failure of
+    /// the store itself.
     private func surveyCall<T>(_ call: () throws -> T) async throws -> T {
         do {
             return try call()
         } catch let error as InvalidSurveyBatch {
             throw HTTPError(.unprocessableContent, message: error.description)
         } catch let error as StoreError {
-            switch error {
-            case .unknownVenue, .unknownSurveyUpload: throw HTTPError(.notFound, message: "\(error)")
-            case .conflict: throw HTTPError(.conflict, message: "\(error)")
-            case .invalidInput: throw HTTPError(.unprocessableContent, message: "\(error)")
-            default: throw error
-            }
+            throw HTTPError.answering(error)
         }
     }
 }

@@ -84,6 +84,7 @@ struct SurveyRemote {
         case .notFound(let error): throw refusal(404, try error.body.json)
         case .contentTooLarge(let error): throw refusal(413, try error.body.json)
         case .unprocessableContent(let error): throw refusal(422, try error.body.json)
+        case .internalServerError(let error): throw refusal(500, try error.body.json)
         case .undocumented(let status, _): throw Refusal.refused(status: status, message: "an answer the API does not document")
         }
     }
@@ -98,6 +99,7 @@ struct SurveyRemote {
         case .notFound: return nil
         case .unauthorized(let error): throw refusal(401, try error.body.json)
         case .forbidden(let error): throw refusal(403, try error.body.json)
+        case .internalServerError(let error): throw refusal(500, try error.body.json)
         case .undocumented(let status, _): throw Refusal.refused(status: status, message: "an answer the API does not document")
         }
     }
@@ -119,6 +121,7 @@ struct SurveyRemote {
         case .contentTooLarge(let error):
             throw Refusal.refused(status: 413, message: "\(try error.body.json.error.message); delete the journal and send it again with a smaller --batch")
         case .unprocessableContent(let error): throw refusal(422, try error.body.json)
+        case .internalServerError(let error): throw refusal(500, try error.body.json)
         case .undocumented(let status, _): throw Refusal.refused(status: status, message: "an answer the API does not document")
         }
     }
@@ -142,6 +145,7 @@ struct SurveyRemote {
         case .unauthorized(let error): throw CLIError("cannot commit: \(refusal(401, try error.body.json).description)")
         case .forbidden(let error): throw CLIError("cannot commit: \(refusal(403, try error.body.json).description)")
         case .notFound(let error): throw CLIError("cannot commit: \(refusal(404, try error.body.json).description)")
+        case .internalServerError(let error): throw CLIError("cannot commit session \(session): \(try error.body.json.error.message)")
         case .undocumented(let status, _): throw CLIError("cannot commit session \(session): the server answered \(status)")
         }
     }
@@ -165,8 +169,8 @@ struct SurveyRemote {
             }
             do {
                 let answer = try await request()
-                if let status = answer.undocumentedStatus, status >= 500 {
-                    lastProblem = "\(server) answered \(status) to '\(what)'"
+                if let failure = answer.serverFailure {
+                    lastProblem = "\(server) answered \(failure) to '\(what)'"
                     continue
                 }
                 return answer
@@ -179,24 +183,57 @@ struct SurveyRemote {
     }
 }
 
-/// An answer of a survey-session route: its status when the API does not document it (a 5xx from a
-/// proxy or a failing server), which is worth trying again.
+/// An answer of a survey-session route: a failure of the server (its store's, documented as 500, or an
+/// undocumented 5xx from a proxy or a failing server), which is worth trying again.
 protocol SessionAnswer {
-    var undocumentedStatus: Int? { get }
+    /// The status and the server's message when the server failed; nil for any other answer.
+    var serverFailure: String? { get }
+}
+
+private func serverFailure(undocumented status: Int?, storeFailure: Components.Responses.StoreFailure?) -> String? {
+    if let storeFailure {
+        return "500 (\((try? storeFailure.body.json.error.message) ?? "the store failed"))"
+    }
+    if let status, status >= 500 { return "\(status)" }
+    return nil
 }
 
 extension Operations.OpenSurveySession.Output: SessionAnswer {
-    var undocumentedStatus: Int? { if case .undocumented(let status, _) = self { status } else { nil } }
+    var serverFailure: String? {
+        switch self {
+        case .internalServerError(let failure): survey.serverFailure(undocumented: nil, storeFailure: failure)
+        case .undocumented(let status, _): survey.serverFailure(undocumented: status, storeFailure: nil)
+        default: nil
+        }
+    }
 }
 
 extension Operations.GetSurveySession.Output: SessionAnswer {
-    var undocumentedStatus: Int? { if case .undocumented(let status, _) = self { status } else { nil } }
+    var serverFailure: String? {
+        switch self {
+        case .internalServerError(let failure): survey.serverFailure(undocumented: nil, storeFailure: failure)
+        case .undocumented(let status, _): survey.serverFailure(undocumented: status, storeFailure: nil)
+        default: nil
+        }
+    }
 }
 
 extension Operations.PostSurveyBatch.Output: SessionAnswer {
-    var undocumentedStatus: Int? { if case .undocumented(let status, _) = self { status } else { nil } }
+    var serverFailure: String? {
+        switch self {
+        case .internalServerError(let failure): survey.serverFailure(undocumented: nil, storeFailure: failure)
+        case .undocumented(let status, _): survey.serverFailure(undocumented: status, storeFailure: nil)
+        default: nil
+        }
+    }
 }
 
 extension Operations.CommitSurveySession.Output: SessionAnswer {
-    var undocumentedStatus: Int? { if case .undocumented(let status, _) = self { status } else { nil } }
+    var serverFailure: String? {
+        switch self {
+        case .internalServerError(let failure): survey.serverFailure(undocumented: nil, storeFailure: failure)
+        case .undocumented(let status, _): survey.serverFailure(undocumented: status, storeFailure: nil)
+        default: nil
+        }
+    }
 }

@@ -129,7 +129,7 @@ extension BeaconReplacementRecord {
     }
 
     func update(_ transaction: any SQLTransaction) throws {
-        guard let id else { throw StoreError.invalidInput("a replacement without a row cannot be updated") }
+        guard let id else { throw StoreError.storageFault("a replacement without a row cannot be updated") }
         let assignments = Self.columns.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines)) = ?" }
         try transaction.execute("UPDATE beaconReplacement SET \(assignments.joined(separator: ", ")) WHERE id = ?", values + [.integer(id)])
     }
