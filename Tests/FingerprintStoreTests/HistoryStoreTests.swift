@@ -43,6 +43,47 @@ struct HistoryStoreTests {
         #expect(try await store.dwell(of: "hall", from: 1001, to: 2000, minimumVisit: 0).zones == [ZoneDwell(zone: "east", visits: 1, median: 5, p90: 5, mean: 5)])
     }
 
+    @Test("dwell answers the same on both engines to the fraction of a second: fractional minimums, ties, whole and partial days, empty ranges", arguments: BackendTests.engines)
+    func dwellExact(engine: StoreEngine) async throws {
+        // Given visits with fractional durations, several tied, on two days and a partial third
+        let durations: [(zone: String, entered: Double, seconds: Double)] = [
+            ("west", 1000, 2.25), ("west", 1010, 2.75), ("west", 1020, 3.5), ("west", 1030, 3.5), ("west", 1040, 3.5),
+            ("west", 1050, 7.125), ("west", 86_400 + 500, 10), ("west", 86_400 + 510, 10.9), ("west", 86_400 + 520, 3.25),
+            ("east", 1100, 0.5), ("east", 86_400 + 600, 2.5), ("east", 2 * 86_400 + 100, 2.5), ("east", 2 * 86_400 + 200, 60.75),
+        ]
+        let store = try Self.store(engine)
+        try await store.recordHistory(["hall": VenueHistoryBatch(visits: durations.enumerated().map { index, visit in
+            Self.visit("d\(index)", visit.zone, visit.entered, visit.entered + visit.seconds)
+        })])
+        // A visit lasts its exit less its entry, as stored (10.9 s entered at 86910 s lasts 10.89999999999418 s).
+        let stored = durations.map { (zone: $0.zone, entered: $0.entered, seconds: ($0.entered + $0.seconds) - $0.entered) }
+        // The answer by its definition: visits entered in the period lasting at least the minimum; the
+        // median and p90 the visits of nearest rank ceil(p·n); the mean of the durations.
+        func expected(from: Double, to: Double, minimum: Double) -> [ZoneDwell] {
+            Dictionary(grouping: stored.filter { $0.entered >= from && $0.entered < to && $0.seconds >= minimum }, by: \.zone)
+                .map { zone, visits in
+                    let sorted = visits.map(\.seconds).sorted()
+                    func rank(_ p: Double) -> Double { sorted[max(1, Int((p * Double(sorted.count)).rounded(.up))) - 1] }
+                    return ZoneDwell(zone: zone, visits: sorted.count, median: rank(0.5), p90: rank(0.9), mean: sorted.reduce(0, +) / Double(sorted.count))
+                }
+                .sorted { $0.zone < $1.zone }
+        }
+        // When dwell is asked over whole days, partial days, fractional and tied minimums, and periods with no visit
+        let periods: [(from: Double, to: Double, minimum: Double)] = [
+            (-86_400, 3 * 86_400, 0), (-86_400, 3 * 86_400, 2.5), (-86_400, 3 * 86_400, 2.74), (-86_400, 3 * 86_400, 3.5),
+            (0, 2 * 86_400, 3.25), (500, 2 * 86_400 + 150, 2.3), (1005, 1045, 3.5), (0, 86_400, 0.5),
+            (-86_400, 3 * 86_400, 61), (5000, 6000, 0),
+        ]
+        for period in periods {
+            let answer = try await store.dwell(of: "hall", from: period.from, to: period.to, minimumVisit: period.minimum).zones
+            let truth = expected(from: period.from, to: period.to, minimum: period.minimum)
+            // Then every count and percentile is the definition's exactly, and the mean to rounding of the sum
+            #expect(answer.map(\.zone) == truth.map(\.zone) && answer.map(\.visits) == truth.map(\.visits), "\(period): \(answer) vs \(truth)")
+            #expect(answer.map(\.median) == truth.map(\.median) && answer.map(\.p90) == truth.map(\.p90), "\(period): \(answer) vs \(truth)")
+            #expect(zip(answer, truth).allSatisfy { abs($0.mean - $1.mean) < 1e-9 }, "\(period): \(answer) vs \(truth)")
+        }
+    }
+
     @Test("a funnel follows each device's first entry into each step, within the time limit, with the median gap", arguments: BackendTests.engines)
     func funnel(engine: StoreEngine) async throws {
         // Given d1 and d2 go west then east (after 100 s and 300 s), d3 goes west then east too late, d4 only east
