@@ -83,6 +83,11 @@ final class PostgresBackend: StoreBackend {
         try transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED", body)
     }
 
+    /// A connection of its own that LISTENs for the other replicas' notifications.
+    func listener(logger: Logger) -> StoreListener? {
+        StoreListener(connection: PostgresListenerConnection(url: url, logger: logger))
+    }
+
     private func transaction<T>(begin: String, _ body: (any SQLTransaction) throws -> T) throws -> T {
         capacity.wait()
         defer { capacity.signal() }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The database engines the store runs on: SQLite in one file (the embedded default), PostgreSQL for a
 /// cluster of positiond replicas.
@@ -66,12 +67,26 @@ struct SQLRow: Sendable {
 
 /// One open transaction, on either engine: what the store's operations run their SQL in. Statements mark
 /// their parameters with `?` on both engines (the PostgreSQL side numbers them).
+///
+/// What the engines do differently is a requirement here, implemented once per engine in Backend/, so that
+/// the operations never ask which engine they run on.
 protocol SQLTransaction {
     var engine: StoreEngine { get }
     /// Runs a statement that returns no rows.
     func execute(_ sql: String, _ arguments: [SQLValue]) throws
     /// Runs a query and returns all its rows.
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow]
+    /// Tells the other processes sharing the store that `channel` changed, when the transaction commits
+    /// (never for a rollback); nothing where the engine cannot (SQLite: readers poll).
+    func notify(channel: String, payload: String) throws
+    /// Runs a query of five columns (two integers, three reals) that takes one text argument, handing each
+    /// row over without building it: the hot scan of a venue's fingerprint entries.
+    func scan(_ sql: String, argument: String, _ row: (Int64, Int64, Double, Double, Double) throws -> Void) throws
+    /// The dwell per zone of `venue`'s finished visits entered in `from..<to` and lasting at least
+    /// `minimumVisit` seconds: count, nearest-rank median and p90 (visits' own durations), mean; by zone name.
+    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) throws -> [ZoneDwell]
+    /// Inserts fingerprints and their entries in bulk, as fast as the engine allows.
+    func entryInserter() throws -> any EntryInserting
 }
 
 extension SQLTransaction {
@@ -89,4 +104,6 @@ protocol StoreBackend: Sendable {
     func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
     /// A read-write transaction, committed when `body` returns.
     func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
+    /// A listener of the changes other processes notify; nil where the engine has none (SQLite).
+    func listener(logger: Logger) -> StoreListener?
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 
 /// The store on SQLite, through GRDB: the embedded default.
 struct SQLiteBackend: StoreBackend {
@@ -15,6 +16,9 @@ struct SQLiteBackend: StoreBackend {
     func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         try writer.write { db in try body(SQLiteTransaction(db: db)) }
     }
+
+    /// SQLite has no notifications between processes: readers poll the revisions.
+    func listener(logger: Logger) -> StoreListener? { nil }
 }
 
 /// A GRDB connection inside one of its transactions.

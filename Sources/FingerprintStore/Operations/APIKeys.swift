@@ -116,8 +116,7 @@ extension FingerprintStore {
     /// Tells the replicas sharing a PostgreSQL store that the keys changed: delivered when the transaction
     /// commits (never for a rollback), so they re-read the keys at once instead of polling for them.
     private static func notifyKeysChanged(_ transaction: any SQLTransaction) throws {
-        guard transaction.engine == .postgresql else { return }
-        try transaction.execute("SELECT pg_notify(?, '')", [.text(StoreChannels.keys)])
+        try transaction.notify(channel: StoreChannels.keys, payload: "")
     }
 
     /// The scopes of the active keys by token hash: what the daemon caches to authenticate requests

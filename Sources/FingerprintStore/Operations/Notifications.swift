@@ -60,7 +60,6 @@ extension FingerprintStore {
     /// A listener of this store's changes, for a store shared on PostgreSQL; nil for a SQLite file, whose
     /// readers poll ``revisions()-(_)`` instead (SQLite has no notifications between processes).
     public func listener() -> StoreListener? {
-        guard let postgres = backend as? PostgresBackend else { return nil }
-        return StoreListener(connection: PostgresListenerConnection(url: postgres.url, logger: logger))
+        backend.listener(logger: logger)
     }
 }

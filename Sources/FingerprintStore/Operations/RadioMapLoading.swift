@@ -112,31 +112,9 @@ extension FingerprintStore {
                 guard let identity = beacons[beacon] else { return }
                 entries.append((identity, FingerprintEntry(relativePower: 0, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)))
             }
-            if let connection = db as? SQLiteTransaction {
-                // The hot read of a revision reload on SQLite: stepped through SQLite's API (GRDB's rows box every value).
-                let statement = try connection.db.makeStatement(sql: entrySQL)
-                try statement.setArguments([venueID])
-                let sqlite = statement.sqliteStatement
-                while true {
-                    let code = sqlite3_step(sqlite)
-                    if code == SQLITE_DONE { break }
-                    guard code == SQLITE_ROW else {
-                        throw DatabaseError(
-                            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection.db.sqliteConnection)))
-                    }
-                    take(
-                        fingerprint: sqlite3_column_int64(sqlite, 0), beacon: sqlite3_column_int64(sqlite, 1),
-                        meanRSSI: sqlite3_column_double(sqlite, 2), dispersion: sqlite3_column_double(sqlite, 3),
-                        visibility: sqlite3_column_double(sqlite, 4))
-                }
-            } else {
-                for row in try db.rows(entrySQL, [.text(venueID)]) {
-                    let values = row.values
-                    guard let id = values[0].int64, let beacon = values[1].int64, let meanRSSI = values[2].double,
-                          let dispersion = values[3].double, let visibility = values[4].double
-                    else { throw StoreError.storageFault("a stored fingerprint entry of venue '\(venueID)' has a missing value") }
-                    take(fingerprint: id, beacon: beacon, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)
-                }
+            // The hot read of a revision reload: each engine scans as fast as it can (SQLite through its own API).
+            try db.scan(entrySQL, argument: venueID) { id, beacon, meanRSSI, dispersion, visibility in
+                take(fingerprint: id, beacon: beacon, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)
             }
             flush()
             return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), surveyed: fingerprints, tuning: try tuning(of: venueID, db))

@@ -274,11 +274,9 @@ extension FingerprintStore {
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.
     func bumpRevision(of venue: String, _ transaction: any SQLTransaction) throws {
         try transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", [SQLValue(Date()), .text(venue)])
-        // PostgreSQL delivers the notification when the transaction commits (never for a rollback): the
-        // replicas listening on the channel reload the venue instead of polling.
-        if transaction.engine == .postgresql {
-            try transaction.execute("SELECT pg_notify(?, ?)", [.text(StoreChannels.revisions), .text(venue)])
-        }
+        // Delivered when the transaction commits (never for a rollback): replicas sharing a PostgreSQL store
+        // reload the venue instead of polling.
+        try transaction.notify(channel: StoreChannels.revisions, payload: venue)
     }
 
     /// The venue's current revision; ``StoreError/unknownVenue(_:)`` when there is none.

@@ -1,108 +1,23 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 import Positioning
 
 /// Inserts fingerprints and their entries, about 16 entries per fingerprint and tens of thousands of
-/// fingerprints per survey: on SQLite through SQLite's API, on PostgreSQL through the seam.
-///
-/// On SQLite this bypasses GRDB's `StatementArguments`, which box every value and cost more than the
-/// inserts themselves. The statements are GRDB's (prepared, cached and finalized by it) and run inside
-/// GRDB's transaction; nothing observes these tables, so GRDB's execution hooks have nothing to do.
-struct EntryInserter {
+/// fingerprints per survey. Each engine gives its own (``SQLTransaction/entryInserter()``): SQLite's binds
+/// through SQLite's API (``SQLiteEntryInserter``), PostgreSQL's goes through the seam (``SeamEntryInserter``).
+protocol EntryInserting {
+    /// Inserts one fingerprint row and returns its id.
+    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64
+    /// Inserts a fingerprint's entries with multi-row statements: several times faster than a statement
+    /// per entry.
+    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws
+}
+
+/// The statements both engines' inserters share.
+enum EntryInserter {
     /// At most 150 rows (900 parameters) per statement: under any SQLite's limit on parameters.
     static let maximumRowsPerStatement = 150
 
-    let transaction: any SQLTransaction
-    /// SQLite's connection and prepared statement, for the fast path; nil on PostgreSQL.
-    private let sqlite: (db: Database, fingerprintStatement: Statement)?
-    private static let fingerprintSQL = "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)"
-
-    init(_ transaction: any SQLTransaction) throws {
-        self.transaction = transaction
-        if let connection = transaction as? SQLiteTransaction {
-            sqlite = (connection.db, try connection.db.cachedStatement(sql: Self.fingerprintSQL))
-        } else {
-            sqlite = nil
-        }
-    }
-
-    /// Inserts one fingerprint row and returns its id.
-    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64 {
-        guard let (db, fingerprintStatement) = sqlite else {
-            return try transaction.insertReturningID(
-                Self.fingerprintSQL, [.integer(spot), .integer(session), .text(device), .real(time), SQLValue(sampleCount)])
-        }
-        let sqlite = fingerprintStatement.sqliteStatement
-        sqlite3_reset(sqlite)
-        sqlite3_bind_int64(sqlite, 1, spot)
-        sqlite3_bind_int64(sqlite, 2, session)
-        sqlite3_bind_double(sqlite, 4, time)
-        sqlite3_bind_int64(sqlite, 5, Int64(sampleCount))
-        // SQLITE_STATIC (nil): SQLite reads the text during the step, while the pointer is valid, and the
-        // binding is cleared before the pointer goes away.
-        var device = device
-        let code = device.withUTF8 { text in
-            text.withMemoryRebound(to: CChar.self) { text in
-                sqlite3_bind_text(sqlite, 3, text.baseAddress, Int32(text.count), nil)
-                defer { sqlite3_clear_bindings(sqlite) }
-                return sqlite3_step(sqlite)
-            }
-        }
-        try check(code, fingerprintStatement, db)
-        return db.lastInsertedRowID
-    }
-
-    /// Inserts a fingerprint's entries with multi-row statements: several times faster than a statement
-    /// per entry. Statements are cached by row count.
-    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws {
-        var remaining = fingerprint.entries.count
-        var entries = fingerprint.entries.makeIterator()
-        guard let db = sqlite?.db else {
-            while remaining > 0 {
-                let rows = min(remaining, Self.maximumRowsPerStatement)
-                var arguments: [SQLValue] = []
-                arguments.reserveCapacity(rows * 6)
-                for _ in 0..<rows {
-                    let (beacon, entry) = entries.next()!
-                    arguments += [
-                        .integer(id), .integer(beaconRows[beacon]!), .real(Double(entry.relativePower)), .real(entry.dispersion),
-                        .real(entry.meanRSSI), .real(entry.visibility),
-                    ]
-                }
-                try transaction.execute(Self.entrySQL(rows: rows), arguments)
-                remaining -= rows
-            }
-            return
-        }
-        while remaining > 0 {
-            let rows = min(remaining, Self.maximumRowsPerStatement)
-            let statement = try db.cachedStatement(sql: Self.entrySQL(rows: rows))
-            let sqlite = statement.sqliteStatement
-            sqlite3_reset(sqlite)
-            var parameter: Int32 = 1
-            for _ in 0..<rows {
-                let (beacon, entry) = entries.next()!
-                sqlite3_bind_int64(sqlite, parameter, id)
-                sqlite3_bind_int64(sqlite, parameter + 1, beaconRows[beacon]!)
-                sqlite3_bind_double(sqlite, parameter + 2, Double(entry.relativePower))
-                sqlite3_bind_double(sqlite, parameter + 3, entry.dispersion)
-                sqlite3_bind_double(sqlite, parameter + 4, entry.meanRSSI)
-                sqlite3_bind_double(sqlite, parameter + 5, entry.visibility)
-                parameter += 6
-            }
-            try check(sqlite3_step(sqlite), statement, db)
-            remaining -= rows
-        }
-    }
-
-    private func check(_ code: Int32, _ statement: Statement, _ db: Database) throws {
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                sql: statement.sql)
-        }
-    }
+    static let fingerprintSQL = "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)"
 
     /// The multi-row insert for `rows` entries, built once per row count.
     private static let entrySQLByRows: [String] = (0...maximumRowsPerStatement).map { rows in
@@ -111,4 +26,33 @@ struct EntryInserter {
     }
 
     static func entrySQL(rows: Int) -> String { entrySQLByRows[rows] }
+}
+
+/// The inserter of an engine without a faster way: multi-row statements through ``SQLTransaction``.
+struct SeamEntryInserter: EntryInserting {
+    let transaction: any SQLTransaction
+
+    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64 {
+        try transaction.insertReturningID(
+            EntryInserter.fingerprintSQL, [.integer(spot), .integer(session), .text(device), .real(time), SQLValue(sampleCount)])
+    }
+
+    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws {
+        var remaining = fingerprint.entries.count
+        var entries = fingerprint.entries.makeIterator()
+        while remaining > 0 {
+            let rows = min(remaining, EntryInserter.maximumRowsPerStatement)
+            var arguments: [SQLValue] = []
+            arguments.reserveCapacity(rows * 6)
+            for _ in 0..<rows {
+                let (beacon, entry) = entries.next()!
+                arguments += [
+                    .integer(id), .integer(beaconRows[beacon]!), .real(Double(entry.relativePower)), .real(entry.dispersion),
+                    .real(entry.meanRSSI), .real(entry.visibility),
+                ]
+            }
+            try transaction.execute(EntryInserter.entrySQL(rows: rows), arguments)
+            remaining -= rows
+        }
+    }
 }

@@ -10,7 +10,7 @@ struct SurveyRecording {
     let options: RecordOptions
     let db: any SQLTransaction
     var levels: Set<Int>
-    let inserter: EntryInserter
+    let inserter: any EntryInserting
     let startedAt = Date()
     /// Fingerprints from this id on are this recording's: coverage reads only the older ones back.
     let firstNewFingerprint: Int64
@@ -40,7 +40,7 @@ struct SurveyRecording {
         for row in try SpotRecord.all(of: venueID, db) {
             spotRows[row.name] = row.id!
         }
-        inserter = try EntryInserter(db)
+        inserter = try db.entryInserter()
         firstNewFingerprint = Int64(try db.count("SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint", []))
         windower = SampleWindower(size: options.windowSize)
     }

@@ -1,0 +1,38 @@
+import Foundation
+
+/// What PostgreSQL does its own way (the requirements of ``SQLTransaction`` beyond statements).
+extension PostgresTransaction {
+    /// `pg_notify`: delivered to the listening replicas when the transaction commits, never for a rollback.
+    func notify(channel: String, payload: String) throws {
+        try execute("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
+    }
+
+    func scan(_ sql: String, argument: String, _ row: (Int64, Int64, Double, Double, Double) throws -> Void) throws {
+        for found in try rows(sql, [.text(argument)]) {
+            let values = found.values
+            guard let first = values[0].int64, let second = values[1].int64, let third = values[2].double,
+                  let fourth = values[3].double, let fifth = values[4].double
+            else { throw StoreError.storageFault("a row of a scan has a missing value") }
+            try row(first, second, third, fourth, fifth)
+        }
+    }
+
+    func entryInserter() throws -> any EntryInserting {
+        SeamEntryInserter(transaction: self)
+    }
+
+    /// `percentile_disc` over the visits themselves; zones in byte order (`COLLATE "C"`), as SQLite sorts them.
+    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) throws -> [ZoneDwell] {
+        let rows = try rows(
+            """
+            SELECT zone, COUNT(*) AS visits, AVG(duration) AS mean, percentile_disc(0.5) WITHIN GROUP (ORDER BY duration) AS median,
+            percentile_disc(0.9) WITHIN GROUP (ORDER BY duration) AS p90 FROM zoneVisit
+            WHERE venueId = ? AND duration >= ? AND enteredAt >= ? AND enteredAt < ? GROUP BY zone ORDER BY zone COLLATE "C"
+            """, [.text(venue), .real(minimumVisit), .real(from), .real(to)])
+        return try rows.map { row in
+            ZoneDwell(
+                zone: try row.text("zone"), visits: Int(try row.integer("visits")), median: try row.real("median"),
+                p90: try row.real("p90"), mean: try row.real("mean"))
+        }
+    }
+}
