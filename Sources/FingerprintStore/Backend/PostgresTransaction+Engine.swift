@@ -7,14 +7,15 @@ extension PostgresTransaction {
         try execute("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
     }
 
-    func scan(_ sql: String, argument: String, _ row: (Int64, Int64, Double, Double, Double) throws -> Void) throws {
-        for found in try rows(sql, [.text(argument)]) {
+    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) throws {
+        let scanned = try self.rows(sql, [.text(argument)]).map { found in
             let values = found.values
             guard let first = values[0].int64, let second = values[1].int64, let third = values[2].double,
                   let fourth = values[3].double, let fifth = values[4].double
             else { throw StoreError.storageFault("a row of a scan has a missing value") }
-            try row(first, second, third, fourth, fifth)
+            return ScannedRow(first: first, second: second, third: third, fourth: fourth, fifth: fifth)
         }
+        try scanned.withUnsafeBufferPointer(rows)
     }
 
     func entryInserter() throws -> any EntryInserting {

@@ -70,6 +70,15 @@ struct SQLRow: Sendable {
 ///
 /// What the engines do differently is a requirement here, implemented once per engine in Backend/, so that
 /// the operations never ask which engine they run on.
+/// A row of ``SQLTransaction/scan(_:argument:_:)``: two integers and three reals.
+struct ScannedRow {
+    var first: Int64
+    var second: Int64
+    var third: Double
+    var fourth: Double
+    var fifth: Double
+}
+
 protocol SQLTransaction {
     var engine: StoreEngine { get }
     /// Runs a statement that returns no rows.
@@ -79,9 +88,9 @@ protocol SQLTransaction {
     /// Tells the other processes sharing the store that `channel` changed, when the transaction commits
     /// (never for a rollback); nothing where the engine cannot (SQLite: readers poll).
     func notify(channel: String, payload: String) throws
-    /// Runs a query of five columns (two integers, three reals) that takes one text argument, handing each
-    /// row over without building it: the hot scan of a venue's fingerprint entries.
-    func scan(_ sql: String, argument: String, _ row: (Int64, Int64, Double, Double, Double) throws -> Void) throws
+    /// Runs a query of five columns (two integers, three reals) that takes one text argument, handing its
+    /// rows over in chunks without building a row each: the hot scan of a venue's fingerprint entries.
+    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) throws
     /// The dwell per zone of `venue`'s finished visits entered in `from..<to` and lasting at least
     /// `minimumVisit` seconds: count, nearest-rank median and p90 (visits' own durations), mean; by zone name.
     func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) throws -> [ZoneDwell]

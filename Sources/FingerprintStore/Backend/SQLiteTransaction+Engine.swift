@@ -7,21 +7,29 @@ extension SQLiteTransaction {
     /// SQLite has no notifications between processes: readers poll the revisions.
     func notify(channel: String, payload: String) throws {}
 
-    /// Stepped through SQLite's API: GRDB's rows box every value, and this is a revision reload's hot read.
-    func scan(_ sql: String, argument: String, _ row: (Int64, Int64, Double, Double, Double) throws -> Void) throws {
+    /// Stepped through SQLite's API (GRDB's rows box every value, and this is a revision reload's hot read),
+    /// handed over 1,024 rows at a time from one buffer.
+    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) throws {
         let statement = try db.makeStatement(sql: sql)
         try statement.setArguments([argument])
         let sqlite = statement.sqliteStatement
+        var chunk: [ScannedRow] = []
+        chunk.reserveCapacity(1024)
         while true {
             let code = sqlite3_step(sqlite)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
             }
-            try row(
-                sqlite3_column_int64(sqlite, 0), sqlite3_column_int64(sqlite, 1), sqlite3_column_double(sqlite, 2),
-                sqlite3_column_double(sqlite, 3), sqlite3_column_double(sqlite, 4))
+            chunk.append(ScannedRow(
+                first: sqlite3_column_int64(sqlite, 0), second: sqlite3_column_int64(sqlite, 1), third: sqlite3_column_double(sqlite, 2),
+                fourth: sqlite3_column_double(sqlite, 3), fifth: sqlite3_column_double(sqlite, 4)))
+            if chunk.count == 1024 {
+                try chunk.withUnsafeBufferPointer(rows)
+                chunk.removeAll(keepingCapacity: true)
+            }
         }
+        if !chunk.isEmpty { try chunk.withUnsafeBufferPointer(rows) }
     }
 
     func entryInserter() throws -> any EntryInserting {

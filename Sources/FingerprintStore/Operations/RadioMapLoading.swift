@@ -113,8 +113,10 @@ extension FingerprintStore {
                 entries.append((identity, FingerprintEntry(relativePower: 0, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)))
             }
             // The hot read of a revision reload: each engine scans as fast as it can (SQLite through its own API).
-            try db.scan(entrySQL, argument: venueID) { id, beacon, meanRSSI, dispersion, visibility in
-                take(fingerprint: id, beacon: beacon, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)
+            try db.scan(entrySQL, argument: venueID) { rows in
+                for row in rows {
+                    take(fingerprint: row.first, beacon: row.second, meanRSSI: row.third, dispersion: row.fourth, visibility: row.fifth)
+                }
             }
             flush()
             return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), surveyed: fingerprints, tuning: try tuning(of: venueID, db))
