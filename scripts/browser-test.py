@@ -419,10 +419,15 @@ try:
           and any("xlink:href" in item for item in removed) and status == 200
           and "<script" not in served and "onload" not in served and "javascript:" not in served and "<rect" in served,
           f"rc {imported.returncode}, removed {removed}, {imported.stderr.strip()[:200]}; served {status}: {served[:160]!r}")
+    # The plan bumps the venue's revision: the page is opened once positiond serves it, so that no revision
+    # message redraws the floor buttons under the click.
+    revision = json.loads(imported.stdout)["revision"] if imported.returncode == 0 else None
+    wait_for(lambda: (api("/v1/venues/demo-hall")[1] or {}).get("revision") == revision, 10)
     driver.execute_script("sessionStorage.setItem('beaconfix.key', arguments[0])", KEY)
     driver.get(f"{BASE}/venues/demo-hall/map")
-    wait_for(lambda: driver.execute_script("return document.body.dataset.ready === 'true'"), 10)
-    driver.find_element(By.CSS_SELECTOR, "#floors button[data-level='1']").click()
+    wait_for(lambda: driver.execute_script(
+        f"return document.body.dataset.ready === 'true' && document.getElementById('venue-name').textContent.endsWith('revision {revision}')"), 10)
+    driver.execute_script("document.querySelector(\"#floors button[data-level='1']\").click()")
     drawn = wait_for(lambda: driver.execute_script(
         "const image = document.querySelector('img.floor-plan'); return document.body.dataset.floor === '1' && image && image.complete"
         " && image.naturalWidth > 0 && [image.naturalWidth, image.naturalHeight]"), 10)
