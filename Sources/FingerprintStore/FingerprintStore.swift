@@ -130,13 +130,23 @@ public final class FingerprintStore: Sendable {
     /// other store uses its writer.
     func daemonWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
         guard let readOnlyPath else { return try sqlWrite(body) }
-        let queue = try historyConnection.withLock { connection -> DatabaseQueue in
+        return try daemonConnection(readOnlyPath).write { db in try body(SQLiteTransaction(db: db)) }
+    }
+
+    /// ``daemonWrite(_:)`` without blocking a thread of Swift's concurrency pool: what request handlers call.
+    func daemonWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        guard let readOnlyPath else { return try await sqlWrite(body) }
+        return try await daemonConnection(readOnlyPath).write { db in try body(SQLiteTransaction(db: db)) }
+    }
+
+    /// The read-only store's own connection for the daemon's writes, opened on first use.
+    private func daemonConnection(_ readOnlyPath: String) throws -> DatabaseQueue {
+        try historyConnection.withLock { connection -> DatabaseQueue in
             if let connection { return connection }
             let opened = try Self.opening(readOnlyPath) { try DatabaseQueue(path: readOnlyPath, configuration: Self.configuration) }
             connection = opened
             return opened
         }
-        return try queue.write { db in try body(SQLiteTransaction(db: db)) }
     }
 
     /// `body`, with SQLite's "unable to open" and "not a database" turned into ``StoreError/cannotOpen(path:reason:)``.

@@ -13,6 +13,22 @@ extension FingerprintStore {
         try releasingLogWhenFull { try writer.write(updates) }
     }
 
+    /// ``write(_:)`` without blocking the caller's thread: GRDB's asynchronous write, which waits for the
+    /// writer queue without holding a thread of Swift's concurrency pool.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        _ = try? await writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        do {
+            return try await writer.write(updates)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            do {
+                try await writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            } catch {
+                logTruncationFailure(error)
+            }
+            throw StoreError.diskFull(path: path)
+        }
+    }
+
     /// `writer.writeWithoutTransaction`, with the disk-full handling of ``write(_:)``.
     func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try releasingLogWhenFull { try writer.writeWithoutTransaction(updates) }
@@ -30,6 +46,7 @@ extension FingerprintStore {
         }
     }
 
+    /// The sync ``write(_:)``'s handling (the async one repeats it around GRDB's async calls).
     private func releasingLogWhenFull<T>(_ body: () throws -> T) throws -> T {
         // Committed frames still in the log are copied into the database first, while there is room: then
         // a transaction that fills the disk leaves only its own frames, which truncation simply drops.
@@ -42,9 +59,13 @@ extension FingerprintStore {
             do {
                 try writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             } catch {
-                logger.warning("the write-ahead log could not be truncated after the disk filled up", metadata: ["error": "\(error)"])
+                logTruncationFailure(error)
             }
             throw StoreError.diskFull(path: path)
         }
+    }
+
+    private func logTruncationFailure(_ error: any Error) {
+        logger.warning("the write-ahead log could not be truncated after the disk filled up", metadata: ["error": "\(error)"])
     }
 }

@@ -22,7 +22,7 @@ extension Survey {
         }
 
         func run() async throws {
-            if let session { return try sessionStats(session) }
+            if let session { return try await sessionStats(session) }
             let stats = try store.open().stats(of: venue)
             if output.json { return try Output.json(stats) }
             print("""
@@ -45,10 +45,10 @@ extension Survey {
         }
 
         /// What an open survey session holds, by the thin-spot rule on its samples alone.
-        private func sessionStats(_ id: String) throws {
+        private func sessionStats(_ id: String) async throws {
             let coverage: SurveyUploadCoverage
             do {
-                coverage = try store.open().surveyUploadCoverage(id, of: venue)
+                coverage = try await store.open().surveyUploadCoverage(id, of: venue)
             } catch let error as StoreError {
                 throw CLIError("\(error)")
             }

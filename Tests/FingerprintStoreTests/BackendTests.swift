@@ -73,14 +73,12 @@ struct BackendTests {
     func venueListing(engine: StoreEngine) async throws {
         // Given a store with two venues written through the seam, one with a floor, a beacon per status and a spot
         let store = try Self.store(engine)
-        // (the synchronous reads, as the survey CLI calls them)
-        let synchronousReads = { () throws -> ([VenueSummary], [String: Int]) in (try store.venues(), try store.revisions()) }
-        let (none, noRevisions) = try synchronousReads()
+        let (none, noRevisions) = (try await store.venues(), try await store.revisions())
         #expect(none.isEmpty && noRevisions.isEmpty)
         let reachable = await store.isReachable()
         #expect(reachable)
         let updated = SQLValue.storedPrecision(Date(timeIntervalSince1970: 1_795_000_000.5))
-        try store.sqlWrite { transaction in
+        try await store.sqlWrite { transaction in
             for (id, revision) in [("hall", 4), ("annex", 1)] {
                 try transaction.execute(
                     "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?)",
@@ -105,12 +103,12 @@ struct BackendTests {
     }
 
     @Test("a tuning is saved at the survey's revision, bumps it, reads back whole, and is refused when the venue moved on", arguments: engines)
-    func tuning(engine: StoreEngine) throws {
+    func tuning(engine: StoreEngine) async throws {
         // Given a tuning of the fixture hall (tuned on SQLite) and a store on `engine` holding the venue at revision 2
-        let (_, survey) = try TuningStoreTests.recorded(.sqlite)
+        let (_, survey) = try await TuningStoreTests.recorded(.sqlite)
         let result = try TuningStoreTests.tune(survey)
         let store = try Self.store(engine)
-        try store.sqlWrite { transaction in
+        try await store.sqlWrite { transaction in
             try transaction.execute(
                 "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 2, ?, ?)",
                 [SQLValue(Date()), SQLValue(Date())])
@@ -120,7 +118,7 @@ struct BackendTests {
         // When it is saved for revision 2
         let saved = try store.saveTuning(result, of: "hall", surveyRevision: 2, seconds: 1.5)
         // Then it bumped the revision, and reads back equal to what was saved
-        let revisions: [String: Int] = try store.revisions()
+        let revisions: [String: Int] = try await store.revisions()
         #expect(saved.revision == 3 && revisions["hall"] == 3)
         #expect(try store.tuning(of: "hall") == saved)
         // And a tuning of the survey as it was at revision 2 is refused now, and nothing changes
@@ -262,7 +260,7 @@ struct BackendTests {
     static var enginePairs: [(StoreEngine, StoreEngine)] { engines.flatMap { source in engines.map { (source, $0) } } }
 
     @Test("a copy between any two engines reproduces the venue, its plans, zones, fingerprints and tuning exactly; a second copy writes nothing", arguments: enginePairs)
-    func copy(from sourceEngine: StoreEngine, to targetEngine: StoreEngine) throws {
+    func copy(from sourceEngine: StoreEngine, to targetEngine: StoreEngine) async throws {
         // Given a recorded, tuned hall with a retired beacon, a zone polygon and a floor plan on the source engine
         let source = try Self.store(sourceEngine)
         var venue = StoreFixtures.venue
@@ -273,7 +271,7 @@ struct BackendTests {
         try source.setFloorPlan(venue: "hall", level: 0, placement: placement, image: image)
         _ = try source.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         _ = try source.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(3), new: nil), scale: PositioningConfiguration.defaultScale)
-        let (_, survey) = try TuningStoreTests.recorded(.sqlite)
+        let (_, survey) = try await TuningStoreTests.recorded(.sqlite)
         _ = try source.saveTuning(try TuningStoreTests.tune(survey), of: "hall", surveyRevision: try source.venue("hall").revision, seconds: 2)
         // When it is copied to a fresh store on the target engine
         let target = try Self.store(targetEngine)

@@ -58,12 +58,12 @@ struct FloorPlanStoreTests {
     }
 
     @Test("a plan without its image is refused with the floor named, and nothing is written", arguments: BackendTests.engines)
-    func missingImage(engine: StoreEngine) throws {
+    func missingImage(engine: StoreEngine) async throws {
         let store = try BackendTests.store(engine)
         #expect(throws: StoreError.invalidInput("floor 0's plan names 'plans/ground.svg', but no image was given for it")) {
             try store.importVenue(Self.plannedVenue)
         }
-        #expect(try store.venues().isEmpty)
+        #expect(try await store.venues().isEmpty)
     }
 
     @Test("a plan placed by reference points is stored as given, with the corners its image's size puts it at; one whose size cannot be read is refused", arguments: BackendTests.engines)

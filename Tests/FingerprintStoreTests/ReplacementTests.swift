@@ -77,15 +77,15 @@ struct ReplacementTests {
         }
     }
 
-    func meanError(_ store: FingerprintStore, test: [ScanLine]) throws -> Double {
-        let map = try store.survey(of: "uji-geo-p12", scale: configuration.builder.scale).radioMap(configuration: configuration)
+    func meanError(_ store: FingerprintStore, test: [ScanLine]) async throws -> Double {
+        let map = try await store.survey(of: "uji-geo-p12", scale: configuration.builder.scale).radioMap(configuration: configuration)
         let report = Evaluator(builder: configuration.builder, locator: configuration.locator)
             .evaluate(try test.labelled, windowSize: 1, in: map)
         return try #require(report.errors).mean
     }
 
     @Test("a replaced beacon positions as well as the intact survey; removing it is the fallback", arguments: BackendTests.engines)
-    func fourFigures(engine: StoreEngine) throws {
+    func fourFigures(engine: StoreEngine) async throws {
         // Given the p12 survey and its busiest beacon, swapped in the test walk for a new identity 6 dB louder
         let (store, old) = try surveyedStore(engine)
         let test = try UJI.lines("test.jsonl")
@@ -93,19 +93,19 @@ struct ReplacementTests {
         let calibration = try calibrationWalk(near: old, spots: 5).replacing(old, by: newBeacon, gain: 6)
 
         // (0) the intact survey on the original walk
-        let intact = try meanError(store, test: test)
+        let intact = try await meanError(store, test: test)
         // (1) the modified walk against the unchanged survey: the replacement is simply unknown
-        let unknownReplacement = try meanError(store, test: modifiedTest)
+        let unknownReplacement = try await meanError(store, test: modifiedTest)
         // (2) after removing the old beacon
         let removal = try store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: nil), scale: configuration.builder.scale)
-        let removed = try meanError(store, test: modifiedTest)
+        let removed = try await meanError(store, test: modifiedTest)
         _ = try store.undoReplacement(removal.id!, venue: "uji-geo-p12")
         // (3) after replacing it with the 5-spot calibration
         let replacement = try store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: newBeacon, calibration: try calibration.labelled),
             scale: configuration.builder.scale)
-        let replaced = try meanError(store, test: modifiedTest)
+        let replaced = try await meanError(store, test: modifiedTest)
 
         print("""
             replacement of \(old) on uji-geo-p12 (single scans, mean error): (0) intact \(intact), \
@@ -145,12 +145,12 @@ struct ReplacementTests {
     }
 
     @Test("undo restores the exact previous entries and bumps the revision again", arguments: BackendTests.engines)
-    func undoRestoresExactly(engine: StoreEngine) throws {
+    func undoRestoresExactly(engine: StoreEngine) async throws {
         // Given the surveyed store, snapshotted
         let (store, old) = try surveyedStore(engine)
         let before = try StoreFixtures.snapshot(store).filter { !$0.hasPrefix("venue:") && !$0.hasPrefix("beacon:") }
         let beaconsBefore = try store.venue("uji-geo-p12").activeBeacons
-        let revisionBefore = try store.revisions()["uji-geo-p12"]!
+        let revisionBefore = try await store.revisions()["uji-geo-p12"]!
         // When a calibrated replacement is made and undone
         let calibration = try calibrationWalk(near: old, spots: 5).replacing(old, by: newBeacon, gain: 6).labelled
         let replacement = try store.replaceBeacon(
@@ -164,10 +164,10 @@ struct ReplacementTests {
         }
         #expect(after == before)
         #expect(try store.venue("uji-geo-p12").activeBeacons == beaconsBefore)
-        #expect(try store.revisions()["uji-geo-p12"] == revisionBefore + 2)
+        await #expect(try store.revisions()["uji-geo-p12"] == revisionBefore + 2)
         #expect(undone.undoneAt != nil)
         // And the audit trail keeps both, newest first
-        let trail = try store.replacements(of: "uji-geo-p12")
+        let trail = try await store.replacements(of: "uji-geo-p12")
         #expect(trail.map(\.id) == [replacement.id])
         #expect(trail.first?.operator == "ops")
         #expect(trail.first?.calibration?.evidence.count == 5)
@@ -230,13 +230,13 @@ struct ReplacementRuleTests {
     }
 
     @Test("the new beacon inherits every entry of the old one, shifted by the offset, and matching uses it", arguments: BackendTests.engines)
-    func inheritance(engine: StoreEngine) throws {
+    func inheritance(engine: StoreEngine) async throws {
         let store = try store(engine)
         let report = try store.replaceBeacon(
             ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(3), new: StoreFixtures.beacon(33)),
             scale: PositioningConfiguration.defaultScale)
         #expect(report.entriesInherited == 6)
-        let survey = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        let survey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(33)] != nil })
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(3)] == nil })
         let venue = try store.venue("hall")

@@ -9,31 +9,31 @@ import Testing
 @Suite("FingerprintStore")
 struct StoreTests {
     @Test("migrations run from an empty database and create every table")
-    func migratesFromEmpty() throws {
+    func migratesFromEmpty() async throws {
         // Given an empty in-memory database
         let store = try FingerprintStore.inMemory()
         // Then every migration is applied and every table exists
-        let (applied, tables) = try store.writer.read { db in
+        let (applied, tables) = try await store.writer.read { db in
             (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
              try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")))
         }
         #expect(applied == FingerprintStore.knownMigrations)
         #expect(tables.isSuperset(of: ["venue", "floor", "beacon", "spot", "surveySession", "fingerprint", "fingerprintEntry"]))
-        #expect(try store.venues().isEmpty)
+        #expect(try await store.venues().isEmpty)
     }
 
     @Test("a file is opened as a WAL-mode pool and reopened without migrating again")
-    func walPool() throws {
+    func walPool() async throws {
         let directory = try StoreFixtures.temporaryDirectory()
         let path = directory.appendingPathComponent("test.sqlite").path
         do {
             let store = try FingerprintStore.open(path: path, logger: Logger(label: "test"))
             _ = try store.importVenue(StoreFixtures.venue)
-            let mode = try store.writer.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+            let mode = try await store.writer.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
             #expect(mode == "wal")
         }
         let reopened = try FingerprintStore.open(path: path, logger: Logger(label: "test"))
-        #expect(try reopened.venues().map(\.id) == ["hall"])
+        #expect(try await reopened.venues().map(\.id) == ["hall"])
     }
 
     @Test("a database written by a newer beaconfix is refused, and left untouched")
@@ -79,7 +79,7 @@ struct StoreTests {
     }
 
     @Test("importing a venue creates it; importing it again changes nothing; a change bumps the revision", arguments: BackendTests.engines)
-    func venueImportAndRevisions(engine: StoreEngine) throws {
+    func venueImportAndRevisions(engine: StoreEngine) async throws {
         let store = try BackendTests.store(engine)
         let created = try store.importVenue(StoreFixtures.venue)
         #expect(created.created)
@@ -96,20 +96,20 @@ struct StoreTests {
         let changed = try store.importVenue(moved)
         #expect(changed.spotsUpdated == 1)
         #expect(changed.revision == 2)
-        #expect(try store.revisions() == ["hall": 2])
+        #expect(try await store.revisions() == ["hall": 2])
     }
 
     @Test("an invalid venue is refused with its problems and writes nothing", arguments: BackendTests.engines)
-    func invalidVenue(engine: StoreEngine) throws {
+    func invalidVenue(engine: StoreEngine) async throws {
         let store = try BackendTests.store(engine)
         var broken = StoreFixtures.venue
         broken.spots.append(Spot(name: "a", x: 1, y: 1, floor: 7))
         #expect(throws: StoreError.self) { try store.importVenue(broken) }
-        #expect(try store.venues().isEmpty)
+        #expect(try await store.venues().isEmpty)
     }
 
     @Test("recording stores one fingerprint per window, bumps the revision and reports coverage", arguments: BackendTests.engines)
-    func recording(engine: StoreEngine) throws {
+    func recording(engine: StoreEngine) async throws {
         // Given the hall
         let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
@@ -125,7 +125,7 @@ struct StoreTests {
         #expect(summary.revision == 2)
         #expect(summary.spots.map(\.total) == [2, 2, 2])
         #expect(summary.spotsToRevisit == ["a", "b", "c"], "two fingerprints per spot are too few")
-        let survey = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        let survey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(survey.fingerprints.count == 6)
         #expect(survey.revision == 2)
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries.count == 3 })
@@ -253,12 +253,12 @@ struct StoreTests {
     }
 
     @Test("retired beacons leave the radio map and relative powers are recomputed among the others", arguments: BackendTests.engines)
-    func retiredBeaconsLeaveTheMap(engine: StoreEngine) throws {
+    func retiredBeaconsLeaveTheMap(engine: StoreEngine) async throws {
         let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        try store.sqlWrite { try $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 1") }
-        let survey = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        try await store.sqlWrite { try $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 1") }
+        let survey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(1)] == nil })
         // At spot a, beacon 2 is now the strongest
         let atA = try #require(survey.fingerprints.first { $0.spot == 0 })

@@ -7,13 +7,13 @@ import Testing
 @Suite("Store: venue tunings and survey runs")
 struct TuningStoreTests {
     /// The fixture venue with its survey recorded one sample per fingerprint, and its cross-validation.
-    static func recorded(_ engine: StoreEngine) throws -> (FingerprintStore, VenueSurvey) {
+    static func recorded(_ engine: StoreEngine) async throws -> (FingerprintStore, VenueSurvey) {
         let store = try BackendTests.store(engine)
         _ = try store.importVenue(StoreFixtures.venue)
         var options = StoreFixtures.options
         options.windowSize = 1
         _ = try store.record(StoreFixtures.survey, into: "hall", options: options)
-        return (store, try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale))
+        return (store, try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale))
     }
 
     static func tune(_ survey: VenueSurvey) throws -> TuningResult {
@@ -27,9 +27,9 @@ struct TuningStoreTests {
     }
 
     @Test("the survey is read back with its runs: one per spot, device and session, in recording order", arguments: BackendTests.engines)
-    func runs(engine: StoreEngine) throws {
+    func runs(engine: StoreEngine) async throws {
         // Given 3 spots of 6 samples, one sample per fingerprint (3 samples hear nothing... none here)
-        let (store, survey) = try Self.recorded(engine)
+        let (store, survey) = try await Self.recorded(engine)
         // Then every fingerprint is one sample, and runs change exactly where the spot changes
         #expect(survey.surveyed.count == 18)
         #expect(survey.surveyed.allSatisfy { $0.fingerprint.sampleCount == 1 })
@@ -41,7 +41,7 @@ struct TuningStoreTests {
         var options = StoreFixtures.options
         options.windowSize = 1
         _ = try store.record(StoreFixtures.samples(at: "a", x: 0, count: 2, rssi: [1: -56, 2: -71], start: 100), into: "hall", options: options)
-        let again = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        let again = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(again.surveyed.suffix(2).map(\.run) == [3, 3])
         // And an untuned venue uses the untuned configuration
         #expect(again.tuning == nil)
@@ -49,9 +49,9 @@ struct TuningStoreTests {
     }
 
     @Test("a tuning is stored with the venue, bumps its revision, and is read back whole", arguments: BackendTests.engines)
-    func saveAndRead(engine: StoreEngine) throws {
+    func saveAndRead(engine: StoreEngine) async throws {
         // Given a recorded venue and its tuning
-        let (store, survey) = try Self.recorded(engine)
+        let (store, survey) = try await Self.recorded(engine)
         let result = try Self.tune(survey)
         // When it is saved
         let stored = try store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1.5)
@@ -61,26 +61,26 @@ struct TuningStoreTests {
         let read = try #require(try store.tuning(of: "hall"))
         #expect(read.result == result)
         #expect(read.revision == stored.revision)
-        let resurveyed = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        let resurveyed = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(resurveyed.tuning?.result == result)
         #expect(resurveyed.configuration.referenceWindow == result.configuration.referenceWindow)
         // And a second tuning replaces the first: one row per venue
         try store.saveTuning(result, of: "hall", surveyRevision: stored.revision, seconds: 2)
-        #expect(try store.sqlRead { try $0.count("SELECT COUNT(*) FROM venueTuning", []) } == 1)
+        await #expect(try store.sqlRead { try $0.count("SELECT COUNT(*) FROM venueTuning", []) } == 1)
     }
 
     @Test("coverage carries the stored tuning's spot errors, by name, and the revision it was made at", arguments: BackendTests.engines)
-    func coverageOfTuning(engine: StoreEngine) throws {
+    func coverageOfTuning(engine: StoreEngine) async throws {
         // Given a recorded venue, not tuned yet: no tuned revision, no spot error
-        let (store, survey) = try Self.recorded(engine)
-        let untuned = try store.coverage(of: "hall")
+        let (store, survey) = try await Self.recorded(engine)
+        let untuned = try await store.coverage(of: "hall")
         #expect(untuned.tunedRevision == nil)
         #expect(untuned.spots.allSatisfy { $0.crossValidation == nil })
         // When it is tuned
         let result = try Self.tune(survey)
         let stored = try store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1)
         // Then every surveyed spot carries the error the tuning measured, and the coverage names the tuning's revision
-        let tuned = try store.coverage(of: "hall")
+        let tuned = try await store.coverage(of: "hall")
         #expect(tuned.tunedRevision == stored.revision && tuned.revision == stored.revision)
         let errors = try #require(result.spotErrors)
         #expect(Set(errors.map(\.name)) == ["a", "b", "c"])
@@ -91,21 +91,21 @@ struct TuningStoreTests {
         var partial = result
         partial.spotErrors = errors.filter { $0.name != "b" }
         let second = try store.saveTuning(partial, of: "hall", surveyRevision: stored.revision, seconds: 1)
-        let withoutB = try store.coverage(of: "hall")
+        let withoutB = try await store.coverage(of: "hall")
         #expect(withoutB.spots.filter { $0.crossValidation == nil }.map(\.spot.name) == ["b"])
         // And a tuning stored before tunings kept spot errors gives a tuned revision and no errors
         var older = result
         older.spotErrors = nil
         let third = try store.saveTuning(older, of: "hall", surveyRevision: second.revision, seconds: 1)
-        let old = try store.coverage(of: "hall")
+        let old = try await store.coverage(of: "hall")
         #expect(old.tunedRevision == third.revision)
         #expect(old.spots.allSatisfy { $0.crossValidation == nil })
     }
 
     @Test("a tuning of a survey that changed meanwhile is refused and nothing is written", arguments: BackendTests.engines)
-    func staleTuning(engine: StoreEngine) throws {
+    func staleTuning(engine: StoreEngine) async throws {
         // Given a tuning made at one revision, and the venue changed since
-        let (store, survey) = try Self.recorded(engine)
+        let (store, survey) = try await Self.recorded(engine)
         let result = try Self.tune(survey)
         var options = StoreFixtures.options
         options.windowSize = 1

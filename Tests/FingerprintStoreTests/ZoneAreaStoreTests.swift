@@ -22,7 +22,7 @@ struct ZoneAreaStoreTests {
     }
 
     @Test("polygons are stored with their venue, resolve the spots' zones, survive export, and redrawing one bumps the revision", arguments: BackendTests.engines)
-    func storedAndResolved(engine: StoreEngine) throws {
+    func storedAndResolved(engine: StoreEngine) async throws {
         // Given the hall imported with two drawn zones
         let store = try BackendTests.store(engine)
         let summary = try store.importVenue(Self.zonedVenue)
@@ -33,9 +33,9 @@ struct ZoneAreaStoreTests {
         #expect(details.definition() == Self.zonedVenue)
         // And spots without a zone take their polygon's; a spot's own zone wins
         #expect(details.zones.spots.map(\.zone) == ["desk", "west", "east"])
-        #expect(try store.coverage(of: "hall").spots.map(\.spot.zone) == ["desk", "west", "east"])
+        await #expect(try store.coverage(of: "hall").spots.map(\.spot.zone) == ["desk", "west", "east"])
         // And the radio map decides positions' zones by the polygons
-        let survey = try store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
+        let survey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(try survey.radioMap().zones.zone(atX: 8, y: 0, floor: 0) == "east")
 
         // When the same venue is imported again, nothing changes
@@ -51,7 +51,7 @@ struct ZoneAreaStoreTests {
     }
 
     @Test("a broken polygon is refused with the zone named, and nothing is written", arguments: BackendTests.engines)
-    func refused(engine: StoreEngine) throws {
+    func refused(engine: StoreEngine) async throws {
         // Given a venue whose polygon lies on a floor it does not define
         var venue = Self.zonedVenue
         venue.zones![0].floor = 4
@@ -60,6 +60,6 @@ struct ZoneAreaStoreTests {
         #expect(throws: StoreError.invalidVenue(problems: ["zone 'west' on floor 4: the venue does not define floor 4"])) {
             try store.importVenue(venue)
         }
-        #expect(try store.venues().isEmpty)
+        #expect(try await store.venues().isEmpty)
     }
 }

@@ -10,7 +10,7 @@ struct AuthTests {
     @Test("once keys exist every /v1 route needs one: missing or bad 401, wrong scope 403")
     func keys() async throws {
         // Given a database with a locate key, an admin key and a revoked key
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app_ = try store.createKey(name: "app", scope: .locate)
         let ops = try store.createKey(name: "ops", scope: .admin)
         let old = try store.createKey(name: "old", scope: .admin)
@@ -45,7 +45,7 @@ struct AuthTests {
 
     @Test("a key revoked while the daemon runs stops working within the poll interval")
     func revocationIsPickedUp() async throws {
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let key = try store.createKey(name: "app", scope: .locate)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
@@ -58,7 +58,7 @@ struct AuthTests {
 
     @Test("without any key positiond refuses a non-loopback address, and serves loopback unauthenticated")
     func loopbackOnlyWithoutKeys() async throws {
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         await #expect(throws: StartupError.self) {
             _ = try await TestEnvironment.app(store: store, settings: TestEnvironment.settings { $0.host = "0.0.0.0" })
         }

@@ -21,7 +21,7 @@ struct ClientLibraryTests {
     @Test("venues, locate, tracked samples and the device's state through the client equal the raw HTTP answers; a refusal arrives as its status with the field named")
     func appJourney() async throws {
         // Given positiond on the demo venue with an app key, listening on a port
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let key = try store.createKey(name: "app", scope: .locate)
         let app = try await TestEnvironment.app(store: store)
         let walk = try TestEnvironment.walk

@@ -66,7 +66,7 @@ struct HardeningTests {
     @Test("no credential reaches a log line, a metric or an error message, whichever way it is sent")
     func credentialsStayOutOfLogs() async throws {
         // Given a daemon with a key, logging everything
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let key = try store.createKey(name: "app", scope: .admin)
         let logs = CapturedLogs()
         let app = try await buildApplication(settings: TestEnvironment.settings(), store: store, metrics: TestEnvironment.metrics, logger: logs.logger)
@@ -101,7 +101,7 @@ struct HardeningTests {
 
     @Test("a time from the future is refused on every route, naming the field; the device keeps following correct samples")
     func futureTimesAreRefused() async throws {
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try await TestEnvironment.app(store: store)
         let now = Date().timeIntervalSince1970
         try await app.test(.router) { client in
@@ -140,7 +140,7 @@ struct HardeningTests {
     @Test("errors blame the right side: a bad argument is a 422 naming it; a failure of the store is a 500 with the request id and no SQL")
     func errorsBlameTheRightSide() async throws {
         // Given a daemon on demo-hall with a survey session open
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
             let opened = try await client.call(.post, "/v1/venues/demo-hall/survey/sessions", body: #"{"operator": "ana"}"#)
@@ -178,7 +178,7 @@ struct HardeningTests {
     @Test("a venue that fails to reload does not stop a revoked key from being refused, and the venue keeps its last good map")
     func watcherConcernsFailApart() async throws {
         // Given a daemon serving demo-hall with a key
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let key = try store.createKey(name: "app", scope: .locate)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
@@ -212,7 +212,7 @@ struct HardeningTests {
     @Test("database reads never block the threads requests run on: a stalled database delays only what needs it")
     func stalledDatabaseDoesNotStallTheDaemon() async throws {
         // Given the demo database opened with a single reader connection, as a disk that serves one read at a time
-        let path = try TestEnvironment.demoStore().writer.path
+        let path = try await TestEnvironment.demoStore().writer.path
         var configuration = Configuration()
         configuration.maximumReaderCount = 1
         let store = try FingerprintStore(writer: try DatabasePool(path: path, configuration: configuration), logger: TestEnvironment.logger)
@@ -247,7 +247,7 @@ struct HardeningTests {
 
     @Test("live sockets are capped per key and in total: closed with 1013 and a reason, counted in metrics")
     func liveSocketsAreCapped() async throws {
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try await TestEnvironment.app(
             store: store, settings: TestEnvironment.settings { $0.maximumLiveSubscribersPerKey = 2; $0.maximumLiveSubscribers = 3 })
         let gate = SocketGate()

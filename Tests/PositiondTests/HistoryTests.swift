@@ -82,7 +82,7 @@ struct HistoryTests {
         }
         // The truth: each visitor's stays from its true positions; the last (at the Entrance) is still open
         let truth = visitors.map { SimulatedVenue.trueVisits(of: $0, zones: zones).dropLast() }
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try await TestEnvironment.app(store: store, settings: Self.settings())
 
         try await app.test(.live) { client in
@@ -158,7 +158,7 @@ struct HistoryTests {
     @Test("switched off for a venue, nothing of it is recorded; bad parameters get a 422 that says why", .timeLimit(.minutes(1)))
     func recordingSwitchAndRefusals() async throws {
         // Given demo-hall served from a file opened read-only, as positiond opens it, its recording switched off through the API
-        let written = try TestEnvironment.demoStore()
+        let written = try await TestEnvironment.demoStore()
         let store = try FingerprintStore.openForReading(path: written.path, logger: TestEnvironment.logger)
         let app = try await TestEnvironment.app(store: store, settings: Self.settings())
         let walk = try TestEnvironment.walk

@@ -30,7 +30,7 @@ struct LiveTests {
 
     @Test("a WebSocket receives position updates and zone events after samples are posted, and a revision after a replacement")
     func liveFeed() async throws {
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try await TestEnvironment.app(store: store)
         let walk = try TestEnvironment.walk
         let inbox = Inbox()
@@ -82,7 +82,7 @@ struct LiveTests {
     @Test("revision pickup: a replacement made while the daemon runs is used by the next locate")
     func revisionPickup() async throws {
         // Given the running daemon at revision 2
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try await TestEnvironment.app(store: store)
         let old = try BeaconID(parsing: "\(SimulatedVenues.uuid):1:1")
         let new = try BeaconID(parsing: "\(SimulatedVenues.uuid):9:1")
@@ -181,7 +181,7 @@ struct LiveTests {
     @Test("each batch a survey session stores reaches the venue-wide feed as a survey message with the coverage the session route answers; a batch sent again, or a device's follower, gets none")
     func surveySessionBatches() async throws {
         // Given positiond on the demo venue, a venue-wide socket and one following a device
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try await TestEnvironment.app(store: store)
         let survey = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
         let venueWide = Inbox(), follower = Inbox()

@@ -61,8 +61,8 @@ struct StartupTests {
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    static func demoDatabase() throws -> String {
-        try TestEnvironment.demoStore().writer.path
+    static func demoDatabase() async throws -> String {
+        try await TestEnvironment.demoStore().writer.path
     }
 
     static func expectOneClearLine(_ outcome: Outcome, _ phrase: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -73,12 +73,12 @@ struct StartupTests {
     }
 
     @Test("a port already in use")
-    func portInUse() throws {
+    func portInUse() async throws {
         // Given a port something else listens on
         let (socket, port) = try Self.occupiedPort()
         defer { close(socket) }
         // When positiond is started on it
-        let outcome = try Self.run(["--db", try Self.demoDatabase(), "--port", "\(port)"])
+        let outcome = try Self.run(["--db", try await Self.demoDatabase(), "--port", "\(port)"])
         // Then it says so in one line and exits 1
         Self.expectOneClearLine(outcome, "already in use")
     }
@@ -105,17 +105,17 @@ struct StartupTests {
     }
 
     @Test("a database written by a newer beaconfix")
-    func newerDatabase() throws {
-        let path = try Self.demoDatabase()
+    func newerDatabase() async throws {
+        let path = try await Self.demoDatabase()
         let store = try FingerprintStore.open(path: path, logger: TestEnvironment.logger)
-        try store.writer.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
+        try await store.writer.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
         Self.expectOneClearLine(try Self.run(["--db", path, "--port", "18999"]), "newer version")
     }
 
     @Test("a database another process holds a write transaction on: positiond starts and serves")
-    func lockedDatabase() throws {
+    func lockedDatabase() async throws {
         // Given a demo database on which another connection holds an open write transaction
-        let path = try Self.demoDatabase()
+        let path = try await Self.demoDatabase()
         let holder = try FingerprintStore.open(path: path, logger: TestEnvironment.logger)
         let started = DispatchSemaphore(value: 0), finish = DispatchSemaphore(value: 0)
         Thread {
@@ -145,7 +145,7 @@ struct StartupTests {
         let deadline = Date().addingTimeInterval(8)
         var log = ""
         while Date() < deadline, !log.contains("listening"), process.isRunning {
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
             log = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
         }
         #expect(log.contains("radio map loaded") && log.contains("listening"), "\(log)")
@@ -159,7 +159,7 @@ struct StartupTests {
         (["--log-level", "loud"], "log.level 'loud'"),
         (["--log.level", "debug"], "unknown option --log.level"),
     ])
-    func badSettings(arguments: [String], phrase: String) throws {
-        Self.expectOneClearLine(try Self.run(["--db", try Self.demoDatabase()] + arguments), phrase)
+    func badSettings(arguments: [String], phrase: String) async throws {
+        Self.expectOneClearLine(try Self.run(["--db", try await Self.demoDatabase()] + arguments), phrase)
     }
 }

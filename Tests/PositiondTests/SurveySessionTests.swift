@@ -118,7 +118,7 @@ struct SurveySessionTests {
     @Test("scopes: a locate key cannot open a session; a survey key can, and can still locate; an unknown session is a 404; an abandoned one takes no batch")
     func scopesAndStates() async throws {
         // Given the demo store with a locate key and a survey key, opened read-only as positiond opens a file
-        let writer = try TestEnvironment.demoStore()
+        let writer = try await TestEnvironment.demoStore()
         let locateKey = try writer.createKey(name: "app", scope: .locate)
         let surveyKey = try writer.createKey(name: "surveyor", scope: .survey)
         let store = try FingerprintStore.openForReading(path: writer.path, logger: TestEnvironment.logger)

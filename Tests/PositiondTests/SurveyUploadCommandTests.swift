@@ -27,7 +27,7 @@ struct SurveyUploadCommandTests {
     @Test("an upload stopped half way resumes with only the unacknowledged batches, lost answers are not stored twice, the commit records what survey record records, and a re-run sends nothing")
     func resumedUpload() async throws {
         // Given positiond on the demo venue with a survey key, and the demo survey log in a folder
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let key = try store.createKey(name: "rig", scope: .survey)
         let folder = try ScratchSpace.directory("upload")
         let log = folder.appendingPathComponent("survey.jsonl")
@@ -71,7 +71,7 @@ struct SurveyUploadCommandTests {
             #expect(summary["committed"] as? Bool == true)
             #expect(summary["session"] as? String == session)
             // And the session holds every line once, recorded as survey record records them
-            let upload = try store.surveyUpload(session, of: "demo-hall")
+            let upload = try await store.surveyUpload(session, of: "demo-hall")
             #expect(upload.samples == lines && upload.batches == batches && upload.state == .committed && upload.operator == "ana")
             #expect(upload.fingerprints == expected.fingerprints && summary["fingerprints"] as? Int == expected.fingerprints)
             #expect(try #require(upload.revision) > revisionBefore)
@@ -81,14 +81,14 @@ struct SurveyUploadCommandTests {
             #expect(again.status == 0, "\(again.stderr)")
             let repeated = try Self.json(again.stdout)
             #expect(repeated["already_committed"] as? Bool == true && repeated["batches_sent"] as? Int == 0)
-            #expect(try store.surveyUpload(session, of: "demo-hall").samples == lines)
+            await #expect(try store.surveyUpload(session, of: "demo-hall").samples == lines)
         }
     }
 
     @Test("refusals are one sentence and send nothing: a key without the survey scope, an unknown venue, a server that is not there, a log changed since its upload began")
     func refusals() async throws {
         // Given positiond on the demo venue, a locate key and a survey key, and a log
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let locateKey = try store.createKey(name: "app", scope: .locate)
         let surveyKey = try store.createKey(name: "rig", scope: .survey)
         let folder = try ScratchSpace.directory("upload")
@@ -135,7 +135,7 @@ struct SurveyUploadCommandTests {
             // Then it is refused, naming the journal to delete, and the open session is untouched
             #expect(changed.status == 1 && changed.stderr.contains("has changed since its upload began"), "\(changed.stderr)")
             let journal = try Self.json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: log.path + ".upload.json")), as: UTF8.self))
-            let session = try store.surveyUpload(try #require(journal["session"] as? String), of: "demo-hall")
+            let session = try await store.surveyUpload(try #require(journal["session"] as? String), of: "demo-hall")
             #expect(session.state == .open && session.samples > 0)
         }
     }
@@ -143,7 +143,7 @@ struct SurveyUploadCommandTests {
     @Test("a walking survey uploaded with --path: the checkpoints go first, a bad one is named by its line in the path file, and the commit places the lines as survey record --path does")
     func walkingUpload() async throws {
         // Given positiond on the demo venue with a survey key, and ten minutes of a simulated walk as a log without coordinates and a path file
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let key = try store.createKey(name: "rig", scope: .survey)
         let folder = try ScratchSpace.directory("walk-upload")
         let venue = try SimulatedVenues.demoHall(seed: 7)
@@ -196,7 +196,7 @@ struct SurveyUploadCommandTests {
             #expect(placement["after_last_checkpoint"] as? Int == source.walkPlacements.afterLastCheckpoint)
             #expect(summary["fingerprints"] as? Int == expected.fingerprints)
             #expect(summary["batches"] as? Int == (walk.lines.count + 49) / 50 + (entries.count + 49) / 50)
-            let session = try store.surveyUpload(try #require(summary["session"] as? String), of: "demo-hall")
+            let session = try await store.surveyUpload(try #require(summary["session"] as? String), of: "demo-hall")
             #expect(session.walk == SurveyWalkSettings() && session.checkpoints == entries.count && session.state == .committed)
         }
     }

@@ -40,9 +40,9 @@ enum TestEnvironment {
     }
 
     /// A fresh database file holding demo-hall, imported, recorded and tuned as `make run` does.
-    static func demoStore() throws -> FingerprintStore {
+    static func demoStore() async throws -> FingerprintStore {
         let store = try untunedDemoStore()
-        try store.saveTuning(try demoTuning.get(), of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
+        try store.saveTuning(try await demoTuning.value, of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
         return store
     }
 
@@ -68,8 +68,8 @@ enum TestEnvironment {
     }
 
     /// What `survey tune` chooses for demo-hall: computed once per test process, stored in every demo store.
-    static let demoTuning: Result<TuningResult, any Error> = Result {
-        let survey = try untunedDemoStore().survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
+    static let demoTuning = Task<TuningResult, any Error> {
+        let survey = try await untunedDemoStore().survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
         let validation = SurveyCrossValidation(spots: survey.spots, survey: survey.surveyed, scale: PositioningConfiguration.defaultScale)
         guard let result = try SurveyTuner().tune(validation) else { throw TuningFailed() }
         return result

@@ -29,7 +29,7 @@ struct TrackStateTests {
     func rewarmedOnAnotherReplica() async throws {
         // Given replica B serving the demo hall from a shared PostgreSQL store, its services (listener, relay) running
         let store = try TestEnvironment.postgresStore()
-        _ = try store.copyVenues(["demo-hall"], from: try TestEnvironment.demoStore())
+        _ = try await store.copyVenues(["demo-hall"], from: try TestEnvironment.demoStore())
         let app = try await TestEnvironment.app(store: store)
         let walk = try TestEnvironment.walk
         let listener = try #require(store.listener())

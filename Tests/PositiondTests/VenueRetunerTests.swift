@@ -33,9 +33,9 @@ struct VenueRetunerTests {
         await retuner.retune("demo-hall")
         while log.counts.withLock({ $0.started }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
         let lines = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
-        let session = try store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil)
-        _ = try store.addSurveyBatch(Array(lines.prefix(30)), id: "more", to: session.id, of: "demo-hall")
-        let committed = try store.commitSurveyUpload(session.id, of: "demo-hall", options: RecordOptions(windowSize: 1, builder: PositioningConfiguration().builder))
+        let session = try await store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil)
+        _ = try await store.addSurveyBatch(Array(lines.prefix(30)), id: "more", to: session.id, of: "demo-hall")
+        let committed = try await store.commitSurveyUpload(session.id, of: "demo-hall", options: RecordOptions(windowSize: 1, builder: PositioningConfiguration().builder))
         for _ in 0..<3 { await retuner.retune("demo-hall") }
         #expect(log.counts.withLock { $0.running } == 1, "the first tuning must still run for this test to mean anything")
         await retuner.waitUntilIdle()

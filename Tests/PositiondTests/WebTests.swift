@@ -42,7 +42,7 @@ struct WebTests {
     @Test("coverage counts each spot's fingerprints and flags thin spots; beacons carry their state")
     func coverage() async throws {
         // Given the demo venue with one beacon replaced and another removed
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let uuid = SimulatedVenues.uuid
         let replaced = try BeaconID(parsing: "\(uuid):1:1"), successor = try BeaconID(parsing: "\(uuid):9:1")
         let removed = try BeaconID(parsing: "\(uuid):1:2")
@@ -86,7 +86,7 @@ struct WebTests {
             #expect(coverage.tunedRevision == nil)
         }
         // When the venue is tuned, as `survey tune` stores it
-        let result = try TestEnvironment.demoTuning.get()
+        let result = try await TestEnvironment.demoTuning.value
         let stored = try store.saveTuning(result, of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
         let tuned = try await TestEnvironment.app(store: store)
         try await tuned.test(.router) { client in
@@ -132,7 +132,7 @@ struct WebTests {
     @Test("a live ticket opens the feed once, with its key's scope, and is no key for anything else")
     func liveTickets() async throws {
         // Given a daemon with a locate key
-        let store = try TestEnvironment.demoStore()
+        let store = try await TestEnvironment.demoStore()
         let app = try store.createKey(name: "app", scope: .locate)
         let daemon = try await TestEnvironment.app(store: store)
         try await daemon.test(.live) { client in

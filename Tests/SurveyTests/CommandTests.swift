@@ -62,8 +62,8 @@ struct CommandTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    func revision() throws -> Int {
-        try FingerprintStore.open(path: db, logger: Logger(label: "test")).revisions()["hall"] ?? 0
+    func revision() async throws -> Int {
+        try await FingerprintStore.open(path: db, logger: Logger(label: "test")).revisions()["hall"] ?? 0
     }
 
     @Test("venue import, list and show")
@@ -85,7 +85,7 @@ struct CommandTests {
     }
 
     @Test("record stores fingerprints and reports per spot, empty scans and spots to revisit")
-    func record() throws {
+    func record() async throws {
         try importedHall()
         let log = try write(Self.surveyLog(), to: "survey.jsonl")
         let result = try survey("record", "--venue", "hall", "--window", "3", "--operator", "ana", "--no-tune", log)
@@ -94,11 +94,11 @@ struct CommandTests {
         #expect(result.stdout.contains("Skipped 3 empty scans"))
         #expect(result.stdout.contains("a: 2 / 2, 3 beacons"))
         #expect(result.stdout.contains("Revisit 3 spots"))
-        #expect(try revision() == 2)
+        #expect(try await revision() == 2)
     }
 
     @Test("a log of several pieces is recorded whole, and bad lines past its first piece still leave the database unchanged")
-    func recordLongLog() throws {
+    func recordLongLog() async throws {
         // Given the hall and a 2 MB log (decoded and stored a piece at a time)
         try importedHall()
         let base = Self.surveyLog().split(separator: "\n").map(String.init)
@@ -111,7 +111,7 @@ struct CommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains(#""fingerprints" : 2400"#), "\(result.stdout)")
         #expect(result.stdout.contains(#""samples" : 7200"#))
-        let before = try revision()
+        let before = try await revision()
         let statsBefore = try survey("stats", "--venue", "hall", "--json").stdout
         // When the same log with lines 5,000 and 7,199 broken is recorded: the first piece (1 MB, some
         // 3,500 lines) is stored before the bad lines are read
@@ -125,19 +125,19 @@ struct CommandTests {
         #expect(refused.stderr.contains("2 malformed lines; nothing was written"), "\(refused.stderr)")
         #expect(refused.stderr.contains("\(bad):5000:"))
         #expect(refused.stderr.contains("\(bad):7199: survey and test lines need their ground truth"))
-        #expect(try revision() == before)
+        #expect(try await revision() == before)
         #expect(try survey("stats", "--venue", "hall", "--json").stdout == statsBefore)
     }
 
     @Test("an empty or blank log is refused, nothing recorded")
-    func recordEmptyLog() throws {
+    func recordEmptyLog() async throws {
         try importedHall()
         for content in ["", "\n  \n\n"] {
             let log = try write(content, to: "empty.jsonl")
             let result = try survey("record", "--venue", "hall", log)
             #expect(result.status != 0)
             #expect(result.stderr.contains("\(log) holds no scan line; nothing was recorded"), "\(result.stderr)")
-            #expect(try revision() == 1)
+            #expect(try await revision() == 1)
         }
     }
 
@@ -152,12 +152,12 @@ struct CommandTests {
     }
 
     @Test("a malformed line is reported as FILE:LINE and leaves the database unchanged")
-    func malformedLine() throws {
+    func malformedLine() async throws {
         // Given a recorded venue and a log whose 7th line is broken
         try importedHall()
         let good = try write(Self.surveyLog(), to: "good.jsonl")
         _ = try survey("record", "--venue", "hall", good)
-        let before = try revision()
+        let before = try await revision()
         let statsBefore = try survey("stats", "--venue", "hall", "--json").stdout
         var lines = Self.surveyLog().split(separator: "\n").map(String.init)
         lines[6] = #"{"t": 1, "device": "phone", "spot": "b", "x": 5, "y": 0, "beacons": [{"uuid": "E2C5", "major": 1}]"#
@@ -169,7 +169,7 @@ struct CommandTests {
         #expect(result.stderr.contains("\(bad):7:"))
         #expect(result.stderr.contains("nothing was written"))
         #expect(!result.stderr.contains("Fatal error"))
-        #expect(try revision() == before)
+        #expect(try await revision() == before)
         #expect(try survey("stats", "--venue", "hall", "--json").stdout == statsBefore)
         // And with --skip-bad the rest is recorded and the bad line counted
         let skipping = try survey("record", "--venue", "hall", "--skip-bad", bad)
@@ -265,7 +265,7 @@ struct CommandTests {
     }
 
     @Test("floor plans: venue import stores the image, export writes it and import reads it back byte for byte; venue plan replaces one and bumps the revision")
-    func floorPlans() throws {
+    func floorPlans() async throws {
         // Given the hall with an SVG plan beside its venue.json
         let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="12" height="4"><rect width="12" height="4" fill="none" stroke="#999"/></svg>"## + "\n"
         _ = try writeData(Data(svg.utf8), to: "plans/ground.svg")
@@ -293,13 +293,13 @@ struct CommandTests {
             #expect(try Data(contentsOf: first.appendingPathComponent(file)) == Data(contentsOf: second.appendingPathComponent(file)), "\(file) differs")
         }
         // When venue plan sets a PNG instead
-        let before = try revision()
+        let before = try await revision()
         let set = try survey(
             "venue", "plan", "--venue", "hall", "--floor", "0", "--image", try writeData(Self.png, to: "scan.png"),
             "--top-left", "-1,3", "--bottom-right", "10,-3")
         // Then it replaces the plan at the next revision, and export writes the PNG's bytes
         #expect(set.status == 0, "\(set.stderr)")
-        #expect(try revision() == before + 1)
+        #expect(try await revision() == before + 1)
         let third = directory.appendingPathComponent("export-3")
         #expect(try survey("export", "--venue", "hall", "--out", third.path).status == 0)
         #expect(try Data(contentsOf: third.appendingPathComponent("plans/floor-0.png")) == Self.png)
@@ -329,29 +329,29 @@ struct CommandTests {
     }
 
     @Test("floor plans: bad placements, unknown floors, missing, mislabelled and oversized images are refused with clear errors")
-    func floorPlanErrors() throws {
+    func floorPlanErrors() async throws {
         try importedHall()
         let png = try writeData(Self.png, to: "scan.png")
-        let before = try revision()
-        func plan(_ image: String, _ topLeft: String = "0,3", _ bottomRight: String = "10,-3", floor: String = "0") throws -> SurveyProcess.Result {
+        let before = try await revision()
+        func plan(_ image: String, _ topLeft: String = "0,3", _ bottomRight: String = "10,-3", floor: String = "0") async throws -> SurveyProcess.Result {
             try survey("venue", "plan", "--venue", "hall", "--floor", floor, "--image", image, "--top-left", topLeft, "--bottom-right", bottomRight)
         }
         let cases: [(SurveyProcess.Result, String)] = [
-            (try plan(png, "10,3", "0,-3"), "floor 0's plan: top_left.x (10.0) must be less than bottom_right.x (0.0)"),
-            (try plan(png, "0,-3", "10,3"), "top_left.y (-3.0) must be greater than bottom_right.y (3.0)"),
-            (try plan(png, "nope"), "--top-left takes venue metres as x,y, such as 0,24 (got 'nope')"),
-            (try plan(png, floor: "5"), "venue 'hall' has no floor 5 (its floors: 0)"),
-            (try plan(try writeData(Self.png, to: "plan.svg")), "is named as image/svg+xml but its content is image/png"),
-            (try plan(try writeData(Self.png + Data(count: 10 * 1024 * 1024), to: "big.png")), "a floor plan may be at most 10485760 bytes (10 MiB)"),
-            (try plan(directory.appendingPathComponent("absent.png").path), "no such file, or not readable"),
-            (try plan(try writeData(Data("GIF89a".utf8), to: "plan.gif")), "--image must be a .png, .jpg, .jpeg or .svg file"),
+            (try await plan(png, "10,3", "0,-3"), "floor 0's plan: top_left.x (10.0) must be less than bottom_right.x (0.0)"),
+            (try await plan(png, "0,-3", "10,3"), "top_left.y (-3.0) must be greater than bottom_right.y (3.0)"),
+            (try await plan(png, "nope"), "--top-left takes venue metres as x,y, such as 0,24 (got 'nope')"),
+            (try await plan(png, floor: "5"), "venue 'hall' has no floor 5 (its floors: 0)"),
+            (try await plan(try writeData(Self.png, to: "plan.svg")), "is named as image/svg+xml but its content is image/png"),
+            (try await plan(try writeData(Self.png + Data(count: 10 * 1024 * 1024), to: "big.png")), "a floor plan may be at most 10485760 bytes (10 MiB)"),
+            (try await plan(directory.appendingPathComponent("absent.png").path), "no such file, or not readable"),
+            (try await plan(try writeData(Data("GIF89a".utf8), to: "plan.gif")), "--image must be a .png, .jpg, .jpeg or .svg file"),
         ]
         for (result, message) in cases {
             #expect(result.status != 0)
             #expect(result.stderr.contains(message), "expected '\(message)' in: \(result.stderr)")
         }
         // And none of them changed the venue
-        #expect(try revision() == before)
+        #expect(try await revision() == before)
         // And a venue.json naming a missing plan image is refused before anything is written
         let missing = Self.venueJSON.replacingOccurrences(
             of: #"{"id": "hall","#, with: #"{"id": "hall2","#).replacingOccurrences(
@@ -360,7 +360,7 @@ struct CommandTests {
         let refused = try survey("venue", "import", try write(missing, to: "missing.json"))
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("cannot read floor 0's plan plans/missing.svg"), "\(refused.stderr)")
-        #expect(try FingerprintStore.open(path: db, logger: Logger(label: "test")).revisions()["hall2"] == nil)
+        #expect(try await FingerprintStore.open(path: db, logger: Logger(label: "test")).revisions()["hall2"] == nil)
     }
 
     @Test("evaluate against a walk and by cross-validation")
@@ -386,7 +386,7 @@ struct CommandTests {
     }
 
     @Test("evaluate --compare knn runs the k-NN baseline on the same survey and walk, beside the matcher")
-    func evaluateCompare() throws {
+    func evaluateCompare() async throws {
         // Given the hall surveyed one scan per fingerprint, and a walk standing at x = 2 and x = 8, between
         // the spots, with one scan that heard nothing
         try importedHall()
@@ -442,7 +442,7 @@ struct CommandTests {
         let tracked = try decoder.decode(CompareOutput.self, from: Data(replayed.stdout.utf8))
         // Then k-NN answered the same 5 samples (the empty one from the samples before it) from the tracker's
         // window of the venue's configuration, and the ratio is over the samples both located
-        let trackerWindow = try FingerprintStore.open(path: db, logger: Logger(label: "test")).survey(
+        let trackerWindow = try await FingerprintStore.open(path: db, logger: Logger(label: "test")).survey(
             of: "hall", scale: PositioningConfiguration.defaultScale).configuration.tracking.window
         #expect(tracked.comparison.windowSize == nil && tracked.comparison.windowSeconds == trackerWindow)
         #expect(tracked.report.queries == 5 && tracked.comparison.report.queries == 5)
@@ -556,27 +556,27 @@ struct CommandTests {
     }
 
     @Test("replace-beacon: dry run, replace, list, undo and remove, each changing the revision as said")
-    func replaceBeacon() throws {
+    func replaceBeacon() async throws {
         try importedHall()
         _ = try survey("record", "--venue", "hall", "--window", "3", "--no-tune", try write(Self.surveyLog(), to: "survey.jsonl"))
         let old = "\(Self.uuid):1:3", new = "\(Self.uuid):1:30"
-        let start = try revision()
+        let start = try await revision()
         // A dry run reports and writes nothing
         let dry = try survey("replace-beacon", "replace", "--venue", "hall", "--old", old, "--new", new, "--dry-run")
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("Would replace \(old) by \(new): 6 survey entries inherited"))
-        #expect(try revision() == start)
+        #expect(try await revision() == start)
         // The replacement itself
         let done = try survey("replace-beacon", "replace", "--venue", "hall", "--old", old, "--new", new, "--operator", "ops", "--no-tune")
         #expect(done.stdout.contains("Replaced \(old) by \(new)"))
-        #expect(try revision() == start + 1)
+        #expect(try await revision() == start + 1)
         #expect(try survey("venue", "show", "hall").stdout.contains("\(old)  B3  at (10.0, 0.0) floor 0  retired"))
         let list = try survey("replace-beacon", "list", "--venue", "hall")
         #expect(list.stdout.contains("ops  \(old) → \(new), 6 entries"))
         // Undo
         let undone = try survey("replace-beacon", "undo", "--venue", "hall", "1", "--no-tune")
         #expect(undone.stdout.contains("Undid replacement 1"))
-        #expect(try revision() == start + 2)
+        #expect(try await revision() == start + 2)
         // Removal, and the errors of a second removal and an unknown beacon
         let removed = try survey("replace-beacon", "remove", "--venue", "hall", "--old", old, "--json")
         #expect(removed.stdout.contains(#""kind" : "remove""#))
@@ -676,7 +676,7 @@ struct WalkingSurveyCommandTests {
     }
 
     @Test("a bad path file is refused with FILE:LINE and nothing is written; bad options are refused before anything is read")
-    func refusals() throws {
+    func refusals() async throws {
         // Given the hall and the walk
         try commands.importedHall()
         let log = try commands.write(Self.walkLog(), to: "walk.jsonl")
@@ -687,7 +687,7 @@ struct WalkingSurveyCommandTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("path.jsonl:2: the venue has no spot 'nowhere'"), "\(refused.stderr)")
         #expect(refused.stderr.contains("nothing was written"), "\(refused.stderr)")
-        #expect(try commands.revision() == 1)
+        #expect(try await commands.revision() == 1)
         // And without a path the lines are malformed, as before
         let unplaced = try commands.survey("record", "--venue", "hall", log)
         #expect(unplaced.status != 0 && unplaced.stderr.contains("ground truth"), "\(unplaced.stderr)")

@@ -14,7 +14,7 @@ struct TuneCommandTests {
     }
 
     @Test("record tunes the venue at its end; evaluate and tune --show use and show the stored tuning")
-    func recordTunes() throws {
+    func recordTunes() async throws {
         // Given the hall and its survey
         try commands.importedHall()
         let log = try commands.write(CommandTests.surveyLog(), to: "survey.jsonl")
@@ -24,7 +24,7 @@ struct TuneCommandTests {
         #expect(recorded.status == 0, "\(recorded.stderr)")
         #expect(recorded.stdout.contains("Recorded 15 fingerprints from 18 samples into 'hall' (revision 2)."), "\(recorded.stdout)")
         #expect(recorded.stdout.contains("Venue 'hall' tuned at revision 3"), "\(recorded.stdout)")
-        #expect(try commands.revision() == 3)
+        #expect(try await commands.revision() == 3)
         // And tune --show --json gives the stored configuration and its cross-validation, with ISO 8601 dates
         let shown = try commands.survey("tune", "--venue", "hall", "--show", "--json")
         #expect(shown.status == 0, "\(shown.stderr)")
@@ -57,7 +57,7 @@ struct TuneCommandTests {
     }
 
     @Test("--no-tune leaves the venue on the default configuration, and says so; tune then tunes it")
-    func noTune() throws {
+    func noTune() async throws {
         try commands.importedHall()
         let log = try commands.write(CommandTests.surveyLog(), to: "survey.jsonl")
         let recorded = try commands.survey("record", "--venue", "hall", "--no-tune", log)
@@ -74,7 +74,7 @@ struct TuneCommandTests {
         #expect(tuned.status == 0, "\(tuned.stderr)")
         #expect(tuned.stdout.contains("leave-one-spot-out error: mean"), "\(tuned.stdout)")
         #expect(tuned.stdout.contains("accuracy radius:"))
-        #expect(try commands.revision() == 3)
+        #expect(try await commands.revision() == 3)
     }
 
     @Test("tuning a venue without a survey, or an unknown venue, is a clear error")

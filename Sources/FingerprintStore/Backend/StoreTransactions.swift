@@ -36,6 +36,14 @@ extension FingerprintStore {
         let backend = self.backend
         return try await NIOThreadPool.singleton.runIfActive { try backend.read(body) }
     }
+
+    /// ``sqlWrite(_:)`` without blocking a thread of Swift's concurrency pool: GRDB's asynchronous write
+    /// on SQLite (with the disk-full handling), NIO's blocking-work pool on PostgreSQL.
+    func sqlWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        if backend.engine == .sqlite { return try await write { db in try body(SQLiteTransaction(db: db)) } }
+        let backend = self.backend
+        return try await NIOThreadPool.singleton.runIfActive { try backend.write(body) }
+    }
 }
 
 /// Thrown out of a dry run's transaction, so the backend rolls it back.

@@ -52,11 +52,7 @@ public struct VenueCoverage: Hashable, Sendable, Codable {
 
 extension FingerprintStore {
     /// The coverage of venue `venueID`, in one read transaction.
-    public func coverage(of venueID: String) throws -> VenueCoverage {
-        try sqlRead { db in try coverage(of: venueID, db) }
-    }
-
-    /// ``coverage(of:)`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    /// Read without blocking a thread of Swift's concurrency pool.
     public func coverage(of venueID: String) async throws -> VenueCoverage {
         try await sqlRead { db in try self.coverage(of: venueID, db) }
     }

@@ -44,12 +44,9 @@ extension FingerprintStore {
     /// Entries of retired beacons are left out, and relative powers are recomputed with `scale` among
     /// the remaining beacons, as a live scan (which cannot hear a dead beacon) would compute them.
     /// Fingerprints left with no beacon are skipped.
-    public func survey(of venueID: String, scale: any RelativePowerScale) throws -> VenueSurvey {
-        try sqlRead { db in try loadSurvey(of: venueID, scale: scale, db) }
-    }
-
-    /// ``survey(of:scale:)`` without blocking a thread of Swift's concurrency pool while the database reads
-    /// (GRDB's reader queue on SQLite, NIO's blocking-work pool on PostgreSQL): what the daemon calls.
+    ///
+    /// The read runs without blocking a thread of Swift's concurrency pool (GRDB's reader queue on
+    /// SQLite, NIO's blocking-work pool on PostgreSQL).
     public func survey(of venueID: String, scale: any RelativePowerScale) async throws -> VenueSurvey {
         try await sqlRead { db in try self.loadSurvey(of: venueID, scale: scale, db) }
     }

@@ -134,7 +134,7 @@ extension FingerprintStore {
     ///   ``surveyTextLimit`` characters, or walk settings out of the ranges `survey record` accepts.
     public func openSurveyUpload(
         venue: String, operator surveyor: String?, deviceModel: String?, notes: String?, walk: SurveyWalkSettings? = nil
-    ) throws -> SurveyUpload {
+    ) async throws -> SurveyUpload {
         if let walk {
             guard walk.cellSize.isFinite, SurveyWalkSettings.cellSizes.contains(walk.cellSize) else {
                 throw StoreError.invalidInput("walk.cell_m must be from 0.05 to 100 metres (got \(walk.cellSize))")
@@ -151,7 +151,7 @@ extension FingerprintStore {
         var generator = SystemRandomNumberGenerator()
         let id = "ses_" + (0..<16).map { _ in String(UInt8.random(in: 0...15, using: &generator), radix: 16) }.joined()
         let openedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
-        return try daemonWrite { transaction in
+        return try await daemonWrite { transaction in
             guard try !transaction.rows("SELECT id FROM venue WHERE id = ?", [.text(venue)]).isEmpty else { throw StoreError.unknownVenue(venue) }
             try transaction.execute(
                 """
@@ -166,8 +166,8 @@ extension FingerprintStore {
 
     /// A survey session of `venue`.
     /// - Throws: ``StoreError/unknownSurveyUpload(venue:id:)``.
-    public func surveyUpload(_ id: String, of venue: String) throws -> SurveyUpload {
-        try sqlRead { transaction in try Self.surveyUpload(id, of: venue, transaction) }
+    public func surveyUpload(_ id: String, of venue: String) async throws -> SurveyUpload {
+        try await sqlRead { transaction in try Self.surveyUpload(id, of: venue, transaction) }
     }
 
     static func surveyUpload(_ id: String, of venue: String, _ transaction: any SQLTransaction) throws -> SurveyUpload {
@@ -191,7 +191,7 @@ extension FingerprintStore {
     ///   is not open, or a batch id reused for other samples; nothing is stored then.
     public func addSurveyBatch(
         _ samples: [ScanLine], checkpoints: [WalkPathFile.Entry] = [], id batchID: String, to upload: String, of venue: String
-    ) throws -> SurveyBatchReceipt {
+    ) async throws -> SurveyBatchReceipt {
         guard !batchID.isEmpty, batchID.count <= Self.surveyBatchIDLimit else {
             throw StoreError.invalidInput("batch_id must be 1 to \(Self.surveyBatchIDLimit) characters long")
         }
@@ -201,7 +201,7 @@ extension FingerprintStore {
         let lines = String(decoding: try ScanLine.jsonLines(samples), as: UTF8.self)
         let checkpointLines = String(decoding: try WalkPathFile.jsonLines(checkpoints), as: UTF8.self)
         let receivedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
-        return try daemonWrite { transaction in
+        return try await daemonWrite { transaction in
             var session = try Self.surveyUpload(upload, of: venue, transaction)
             if let stored = try transaction.rows(
                 "SELECT lines, checkpoints FROM surveyUploadBatch WHERE uploadId = ? AND batchId = ?", [.text(upload), .text(batchID)]).first {
@@ -265,9 +265,9 @@ extension FingerprintStore {
     /// - Throws: ``StoreError/conflict(_:)`` for a session that is not open; ``StoreError/invalidInput(_:)``
     ///   for one without a sample, or a walk whose checkpoints place none of its samples (or two of which
     ///   share a time).
-    public func commitSurveyUpload(_ id: String, of venue: String, options: RecordOptions) throws -> SurveyUploadCommit {
+    public func commitSurveyUpload(_ id: String, of venue: String, options: RecordOptions) async throws -> SurveyUploadCommit {
         let closedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
-        let result = try daemonWrite { transaction -> SurveyUploadCommit in
+        let result = try await daemonWrite { transaction -> SurveyUploadCommit in
             var session = try Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else {
                 throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already")
@@ -279,7 +279,7 @@ extension FingerprintStore {
             options.sourceFile = "survey session \(id)"
             let walk = try session.walk.map { settings in try Self.walkingSurvey(of: id, settings: settings, venue: venue, transaction) }
             let samples = ScanLogSamples(log, skipBad: false, walk: walk)
-            let summary = try record(from: samples, into: venue, options: options, transaction)
+            let summary = try self.record(from: samples, into: venue, options: options, transaction)
             let placements = walk.map { _ in samples.walkPlacements }
             guard summary.samples > 0 else {
                 throw StoreError.invalidInput(
@@ -331,9 +331,9 @@ extension FingerprintStore {
 
     /// Closes an open session without recording it; its samples are deleted.
     /// - Throws: ``StoreError/conflict(_:)`` for a session that is not open.
-    public func abandonSurveyUpload(_ id: String, of venue: String) throws -> SurveyUpload {
+    public func abandonSurveyUpload(_ id: String, of venue: String) async throws -> SurveyUpload {
         let closedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
-        return try daemonWrite { transaction in
+        return try await daemonWrite { transaction in
             var session = try Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else { throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already") }
             try transaction.execute("UPDATE surveyUpload SET state = 'abandoned', closedAt = ? WHERE id = ?", [.real(closedAt), .text(id)])
@@ -406,11 +406,6 @@ extension FingerprintStore {
     /// - Throws: ``StoreError/unknownSurveyUpload(venue:id:)``.
     public func surveyUploadCoverage(_ id: String, of venue: String) async throws -> SurveyUploadCoverage {
         try await sqlRead { transaction in try Self.surveyUploadCoverage(id, of: venue, transaction) }
-    }
-
-    /// ``surveyUploadCoverage(_:of:)`` for the command line.
-    public func surveyUploadCoverage(_ id: String, of venue: String) throws -> SurveyUploadCoverage {
-        try sqlRead { transaction in try Self.surveyUploadCoverage(id, of: venue, transaction) }
     }
 
     static func surveyUploadCoverage(_ id: String, of venue: String, _ transaction: any SQLTransaction) throws -> SurveyUploadCoverage {

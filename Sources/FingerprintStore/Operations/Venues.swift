@@ -191,11 +191,7 @@ extension FingerprintStore {
     }
 
     /// Every venue, by id.
-    public func venues() throws -> [VenueSummary] {
-        try sqlRead(Self.venueSummaries)
-    }
-
-    /// ``venues()`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    /// Read without blocking a thread of Swift's concurrency pool.
     public func venues() async throws -> [VenueSummary] {
         try await sqlRead { try Self.venueSummaries($0) }
     }
@@ -224,11 +220,7 @@ extension FingerprintStore {
     }
 
     /// The current revision of every venue: what the daemon polls to notice changes.
-    public func revisions() throws -> [String: Int] {
-        try sqlRead(Self.revisions)
-    }
-
-    /// ``revisions()`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    /// Read without blocking a thread of Swift's concurrency pool.
     public func revisions() async throws -> [String: Int] {
         try await sqlRead { try Self.revisions($0) }
     }

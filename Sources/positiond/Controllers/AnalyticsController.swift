@@ -58,7 +58,7 @@ extension PositiondAPI {
     func getHistoryRecording(_ input: Operations.GetHistoryRecording.Input) async throws -> Operations.GetHistoryRecording.Output {
         try RequestScope.current.require(.admin)
         let venue = try catalog.snapshot(named: input.path.venue).details.id
-        let state = try await analytics { try store.historyRecording(of: venue) }
+        let state = try await analytics { try await store.historyRecording(of: venue) }
         return .ok(.init(body: .json(.init(venue: state.venue, recording: state.recording))))
     }
 
@@ -66,7 +66,7 @@ extension PositiondAPI {
         try RequestScope.current.require(.admin)
         let venue = try catalog.snapshot(named: input.path.venue).details.id
         guard case .json(let body) = input.body else { throw HTTPError(.unsupportedMediaType) }
-        let state = try await analytics { try store.setHistoryRecording(of: venue, to: body.recording) }
+        let state = try await analytics { try await store.setHistoryRecording(of: venue, to: body.recording) }
         RequestScope.context?.logger.notice(
             "visitor history recording switched", metadata: ["venue.id": "\(venue)", "recording": "\(state.recording)"])
         return .ok(.init(body: .json(.init(venue: state.venue, recording: state.recording))))

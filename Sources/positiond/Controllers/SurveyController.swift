@@ -15,7 +15,7 @@ extension PositiondAPI {
         guard case .json(let body) = input.body else { throw HTTPError(.unsupportedMediaType) }
         let walk = body.walk.map { SurveyWalkSettings(cellSize: $0.cellM ?? 1, snapDistance: $0.snapM ?? 0.5) }
         let upload = try await surveyCall {
-            try store.openSurveyUpload(venue: venue, operator: body._operator, deviceModel: body.deviceModel, notes: body.notes, walk: walk)
+            try await store.openSurveyUpload(venue: venue, operator: body._operator, deviceModel: body.deviceModel, notes: body.notes, walk: walk)
         }
         RequestScope.context?.logger.notice("survey session opened", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)"])
         return .created(.init(body: .json(.init(upload))))
@@ -24,14 +24,14 @@ extension PositiondAPI {
     func getSurveySession(_ input: Operations.GetSurveySession.Input) async throws -> Operations.GetSurveySession.Output {
         try RequestScope.current.require(.survey)
         let venue = try catalog.snapshot(named: input.path.venue).details.id
-        let upload = try await surveyCall { try store.surveyUpload(input.path.session, of: venue) }
+        let upload = try await surveyCall { try await store.surveyUpload(input.path.session, of: venue) }
         return .ok(.init(body: .json(.init(upload))))
     }
 
     func abandonSurveySession(_ input: Operations.AbandonSurveySession.Input) async throws -> Operations.AbandonSurveySession.Output {
         try RequestScope.current.require(.survey)
         let venue = try catalog.snapshot(named: input.path.venue).details.id
-        let upload = try await surveyCall { try store.abandonSurveyUpload(input.path.session, of: venue) }
+        let upload = try await surveyCall { try await store.abandonSurveyUpload(input.path.session, of: venue) }
         RequestScope.context?.logger.notice("survey session abandoned", metadata: ["venue.id": "\(venue)", "session": "\(upload.id)"])
         return .ok(.init(body: .json(.init(upload))))
     }
@@ -50,7 +50,7 @@ extension PositiondAPI {
             WalkPathFile.Entry(t: checkpoint.t, spot: checkpoint.spot, x: checkpoint.x, y: checkpoint.y, floor: checkpoint.floor, via: checkpoint.via)
         }
         let receipt = try await surveyCall {
-            try store.addSurveyBatch(lines, checkpoints: checkpoints, id: body.batchId, to: input.path.session, of: venue)
+            try await store.addSurveyBatch(lines, checkpoints: checkpoints, id: body.batchId, to: input.path.session, of: venue)
         }
         if !receipt.duplicate { await publishCoverage(of: receipt.upload, batch: lines) }
         return .ok(.init(body: .json(.init(
@@ -101,7 +101,7 @@ extension PositiondAPI {
         let venue = try catalog.snapshot(named: input.path.venue).details.id
         let configuration = PositioningConfiguration()
         let commit = try await surveyCall {
-            try store.commitSurveyUpload(
+            try await store.commitSurveyUpload(
                 input.path.session, of: venue, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
         }
         let (upload, summary) = (commit.upload, commit.summary)
@@ -124,9 +124,9 @@ extension PositiondAPI {
     /// since the catalog loaded, 409 for a session that is not open or a reused batch id, 422 for samples
     /// or values the store refuses (the sentence names them), 500 with the request id for a failure of
     /// the store itself.
-    private func surveyCall<T>(_ call: () throws -> T) async throws -> T {
+    private func surveyCall<T>(_ call: () async throws -> T) async throws -> T {
         do {
-            return try call()
+            return try await call()
         } catch let error as InvalidSurveyBatch {
             throw HTTPError(.unprocessableContent, message: error.description)
         } catch let error as StoreError {

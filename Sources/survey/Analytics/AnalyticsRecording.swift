@@ -20,7 +20,8 @@ extension Survey.Analytics {
         func run() async throws {
             let result = try await AnalyticsText.run {
                 let opened = try store.open()
-                return try state.map { try opened.setHistoryRecording(of: venue, to: $0 == .on) } ?? opened.historyRecording(of: venue)
+                if let state { return try await opened.setHistoryRecording(of: venue, to: state == .on) }
+                return try await opened.historyRecording(of: venue)
             }
             if output.json { return try Output.json(result) }
             print("Venue '\(result.venue)': visitor history \(result.recording ? "recorded" : "not recorded").")

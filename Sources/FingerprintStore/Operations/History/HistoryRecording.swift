@@ -92,8 +92,7 @@ extension FingerprintStore {
     /// ones completed), trace points, their device-seconds added to the hourly heatmap cells, and the
     /// devices' newest sightings. Devices are stored as pseudonyms keyed by the venue's secret (made on
     /// first use); a venue whose recording is off, or that no longer exists, is skipped whole.
-    @discardableResult
-    public func recordHistory(_ batches: [String: VenueHistoryBatch]) throws -> HistoryWriteSummary {
+    func writeHistory(_ batches: [String: VenueHistoryBatch]) throws -> HistoryWriteSummary {
         var summary = HistoryWriteSummary()
         guard batches.values.contains(where: { !$0.isEmpty }) else { return summary }
         try daemonWrite { transaction in
@@ -179,20 +178,20 @@ extension FingerprintStore {
 
     /// Switches the recording of `venue`'s history on or off (on by default); what is stored stays.
     @discardableResult
-    public func setHistoryRecording(of venue: String, to recording: Bool) throws -> HistoryRecordingState {
+    public func setHistoryRecording(of venue: String, to recording: Bool) async throws -> HistoryRecordingState {
         // Through the history's connection: positiond's store is otherwise read-only.
-        try daemonWrite { transaction in
-            _ = try revision(of: venue, transaction)
-            _ = try historySecret(of: venue, creating: true, transaction, evenWhenOff: true)
+        try await daemonWrite { transaction in
+            _ = try self.revision(of: venue, transaction)
+            _ = try self.historySecret(of: venue, creating: true, transaction, evenWhenOff: true)
             try transaction.execute("UPDATE venueHistory SET recording = ? WHERE venueId = ?", [SQLValue(recording), .text(venue)])
             return HistoryRecordingState(venue: venue, recording: recording)
         }
     }
 
     /// Whether `venue`'s history is recorded.
-    public func historyRecording(of venue: String) throws -> HistoryRecordingState {
-        try sqlRead { transaction in
-            _ = try revision(of: venue, transaction)
+    public func historyRecording(of venue: String) async throws -> HistoryRecordingState {
+        try await sqlRead { transaction in
+            _ = try self.revision(of: venue, transaction)
             let row = try transaction.rows("SELECT recording FROM venueHistory WHERE venueId = ?", [.text(venue)]).first
             return HistoryRecordingState(venue: venue, recording: try row?.bool("recording") ?? true)
         }
@@ -301,11 +300,12 @@ private struct HeatCellKey: Hashable {
 }
 
 extension FingerprintStore {
-    /// ``recordHistory(_:)`` on NIO's blocking-work pool, for a daemon's writer task: the transaction waits
-    /// on the disk or the network, never on a thread of Swift's concurrency pool.
+    /// Writes one batch of every venue's history in one transaction (``writeHistory(_:)``), on NIO's
+    /// blocking-work pool: the transaction waits on the disk or the network, never on a thread of Swift's
+    /// concurrency pool.
     @discardableResult
     public func recordHistory(_ batches: [String: VenueHistoryBatch]) async throws -> HistoryWriteSummary {
-        try await NIOThreadPool.singleton.runIfActive { try self.recordHistory(batches) }
+        try await NIOThreadPool.singleton.runIfActive { try self.writeHistory(batches) }
     }
 
     /// ``pruneHistory(before:)`` then ``closeAbandonedVisits(lastSeenBefore:)``, off Swift's concurrency pool.

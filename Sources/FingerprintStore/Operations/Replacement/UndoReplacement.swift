@@ -3,11 +3,7 @@ import Positioning
 
 extension FingerprintStore {
     /// The venue's replacements and removals, newest first.
-    public func replacements(of venueID: String) throws -> [BeaconReplacement] {
-        try sqlRead { db in try replacements(of: venueID, db) }
-    }
-
-    /// ``replacements(of:)`` without blocking a thread of Swift's concurrency pool (the daemon's call).
+    /// Read without blocking a thread of Swift's concurrency pool.
     public func replacements(of venueID: String) async throws -> [BeaconReplacement] {
         try await sqlRead { db in try self.replacements(of: venueID, db) }
     }
