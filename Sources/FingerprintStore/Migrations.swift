@@ -207,6 +207,13 @@ enum StoreMigrations {
                 try db.execute(sql: statement)
             }
         }
+        migrator.registerMigration("v12: zone areas keep their import order in a column") { db in
+            // Where polygons overlap the first imported wins. SQLite kept that order in the rowid, which
+            // PostgreSQL has not (its table has had `position` since v7): now both engines keep it in
+            // `position` and one statement reads and writes it.
+            try db.execute(sql: "ALTER TABLE zoneArea ADD COLUMN position INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "UPDATE zoneArea SET position = rowid")
+        }
         return migrator
     }
 }

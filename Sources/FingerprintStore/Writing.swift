@@ -21,7 +21,7 @@ extension FingerprintStore {
             return try await writer.write(updates)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             do {
-                try await writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+                _ = try await writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             } catch {
                 logTruncationFailure(error)
             }
@@ -57,7 +57,7 @@ extension FingerprintStore {
             // The transaction is rolled back; truncating the log frees its frames (nothing committed is lost:
             // a checkpoint copies committed frames into the database before truncating).
             do {
-                try writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+                _ = try writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             } catch {
                 logTruncationFailure(error)
             }

@@ -163,11 +163,11 @@ struct HistoryStoreTests {
         #expect(try await store.dwell(of: "hall", from: 0, to: 5000, minimumVisit: 0).zones == [ZoneDwell(zone: "west", visits: 1, median: 90, p90: 90, mean: 90)])
 
         // When recording is switched off
-        await #expect(try store.setHistoryRecording(of: "hall", to: false).recording == false)
+        #expect(try await store.setHistoryRecording(of: "hall", to: false).recording == false)
         let summary = try await store.recordHistory(["hall": VenueHistoryBatch(visits: [Self.visit("bob", "east", 3000, 3100)])])
         // Then the batch is dropped and the setting reads back off
         #expect(summary.skippedVenues == ["hall"] && summary.visits == 0)
-        await #expect(try store.historyRecording(of: "hall").recording == false)
+        #expect(try await store.historyRecording(of: "hall").recording == false)
         #expect(try await store.dwell(of: "hall", from: 0, to: 5000, minimumVisit: 0).zones.map(\.visits) == [1])
 
         // When retention deletes what is older than 1500

@@ -164,7 +164,7 @@ struct ReplacementTests {
         }
         #expect(after == before)
         #expect(try store.venue("uji-geo-p12").activeBeacons == beaconsBefore)
-        await #expect(try store.revisions()["uji-geo-p12"] == revisionBefore + 2)
+        #expect(try await store.revisions()["uji-geo-p12"] == revisionBefore + 2)
         #expect(undone.undoneAt != nil)
         // And the audit trail keeps both, newest first
         let trail = try await store.replacements(of: "uji-geo-p12")

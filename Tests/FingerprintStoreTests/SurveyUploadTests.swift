@@ -55,7 +55,7 @@ struct SurveyUploadTests {
             let problems = (error as? InvalidSurveyBatch)?.problems ?? []
             return problems.map(\.index) == [1, 2] && problems[0].message.contains("rssi") && problems[1].message.contains("ground truth")
         }
-        await #expect(try await store.surveyUpload(opened.id, of: "demo-hall").samples == lines.count)
+        #expect(try await store.surveyUpload(opened.id, of: "demo-hall").samples == lines.count)
         // And its coverage so far holds every line once, in order, each spot with its own lines
         let coverage = try await store.surveyUploadCoverage(opened.id, of: "demo-hall")
         #expect(coverage.path.map(\.t) == lines.map(\.t))
@@ -77,9 +77,9 @@ struct SurveyUploadTests {
         #expect(summary == expected)
         #expect(try store.venue("demo-hall").fingerprints == reference.venue("demo-hall").fingerprints)
         #expect(committed.state == .committed && committed.fingerprints == summary.fingerprints && committed.revision == summary.revision)
-        await #expect(try await store.surveyUpload(opened.id, of: "demo-hall") == committed)
+        #expect(try await store.surveyUpload(opened.id, of: "demo-hall") == committed)
         // And a committed session's coverage is empty: its samples are the venue's survey now
-        await #expect(try await store.surveyUploadCoverage(opened.id, of: "demo-hall").path.isEmpty)
+        #expect(try await store.surveyUploadCoverage(opened.id, of: "demo-hall").path.isEmpty)
         // And the session takes nothing more, and cannot be committed or abandoned again
         await #expect(throws: StoreError.self) { try await store.addSurveyBatch(Array(lines[0..<5]), id: "late", to: opened.id, of: "demo-hall") }
         await #expect(throws: StoreError.self) { try await store.commitSurveyUpload(opened.id, of: "demo-hall", options: ScanLogSamplesTests.options) }
@@ -158,7 +158,7 @@ struct SurveyUploadTests {
         let last = try await store.addSurveyBatch([], checkpoints: rest, id: "last checkpoints", to: opened.id, of: "demo-hall")
         #expect(last.upload.checkpoints == entries.count && last.upload.samples == walk.lines.count)
         // And sent again, it is recognised
-        await #expect(try await store.addSurveyBatch([], checkpoints: rest, id: "last checkpoints", to: opened.id, of: "demo-hall").duplicate)
+        #expect(try await store.addSurveyBatch([], checkpoints: rest, id: "last checkpoints", to: opened.id, of: "demo-hall").duplicate)
         // When a batch holds a checkpoint at an unknown spot, one without a place, and a sample with an RSSI no radio reports
         var bad = Array(walk.lines.prefix(2))
         bad[1].beacons[0].rssi = 40
@@ -170,7 +170,7 @@ struct SurveyUploadTests {
             let text = "\(error)"
             return text.contains("samples[1]") && text.contains("checkpoints[0]: the venue has no spot 'nowhere'") && text.contains("checkpoints[1]")
         }
-        await #expect(try await store.surveyUpload(opened.id, of: "demo-hall").checkpoints == entries.count)
+        #expect(try await store.surveyUpload(opened.id, of: "demo-hall").checkpoints == entries.count)
         // When the session is committed
         let commit = try await store.commitSurveyUpload(opened.id, of: "demo-hall", options: ScanLogSamplesTests.options)
         // Then it recorded what survey record --path records from the same log and path file
@@ -207,7 +207,7 @@ struct SurveyUploadTests {
         }
         // And a walk with lines but no checkpoint cannot be committed, nor one whose checkpoints share a time; the session stays open
         _ = try await store.addSurveyBatch(Array(walk.lines.prefix(10)), id: "lines", to: walking.id, of: "demo-hall")
-        await #expect(try await store.surveyUploadCoverage(walking.id, of: "demo-hall").path.isEmpty)
+        #expect(try await store.surveyUploadCoverage(walking.id, of: "demo-hall").path.isEmpty)
         await #expect(throws: StoreError.invalidInput("walking survey session \(walking.id) holds no checkpoint: send the places walked through before committing")) {
             try await store.commitSurveyUpload(walking.id, of: "demo-hall", options: ScanLogSamplesTests.options)
         }
@@ -222,7 +222,7 @@ struct SurveyUploadTests {
         await #expect {
             try await store.commitSurveyUpload(late.id, of: "demo-hall", options: ScanLogSamplesTests.options)
         } throws: { error in "\(error)".contains("no sample of survey session \(late.id) lies on its walked path (10 before the first checkpoint") }
-        await #expect(try await store.surveyUpload(walking.id, of: "demo-hall").state == .open && store.venue("demo-hall").fingerprints == 0)
+        #expect(try await store.surveyUpload(walking.id, of: "demo-hall").state == .open && store.venue("demo-hall").fingerprints == 0)
     }
 
     @Test("the survey key scope: stored on both engines, and it permits locate and survey but not admin", arguments: BackendTests.engines)

@@ -33,7 +33,7 @@ struct ZoneAreaStoreTests {
         #expect(details.definition() == Self.zonedVenue)
         // And spots without a zone take their polygon's; a spot's own zone wins
         #expect(details.zones.spots.map(\.zone) == ["desk", "west", "east"])
-        await #expect(try store.coverage(of: "hall").spots.map(\.spot.zone) == ["desk", "west", "east"])
+        #expect(try await store.coverage(of: "hall").spots.map(\.spot.zone) == ["desk", "west", "east"])
         // And the radio map decides positions' zones by the polygons
         let survey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(try survey.radioMap().zones.zone(atX: 8, y: 0, floor: 0) == "east")

@@ -81,7 +81,7 @@ struct SurveyUploadCommandTests {
             #expect(again.status == 0, "\(again.stderr)")
             let repeated = try Self.json(again.stdout)
             #expect(repeated["already_committed"] as? Bool == true && repeated["batches_sent"] as? Int == 0)
-            await #expect(try store.surveyUpload(session, of: "demo-hall").samples == lines)
+            #expect(try await store.surveyUpload(session, of: "demo-hall").samples == lines)
         }
     }
 

@@ -135,6 +135,8 @@ enum PostgresMigrations {
             "ALTER TABLE apiKey ADD CONSTRAINT apikey_scope_check CHECK (scope IN ('locate', 'survey', 'admin'))",
         ] + StoreMigrations.surveyUploadTables(real: "DOUBLE PRECISION")),
         ("v11: walking survey sessions", StoreMigrations.walkingSurveyUploadColumns(real: "DOUBLE PRECISION")),
+        // The zone areas' `position` SQLite gains here has been in PostgreSQL's table since v7.
+        ("v12: zone areas keep their import order in a column", []),
     ]
 
     /// Brings the database up to this build's schema in one transaction (PostgreSQL's DDL is

@@ -139,11 +139,9 @@ extension ZoneAreaRecord {
         polygon = try row.text("polygon")
     }
 
-    /// The venue's polygons in the order they were first imported (where they overlap, the first wins):
-    /// SQLite's rowid, PostgreSQL's identity column `position`.
+    /// The venue's polygons in the order they were first imported (where they overlap, the first wins).
     static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [ZoneAreaRecord] {
-        let order = transaction.engine == .sqlite ? "rowid" : "position"
-        return try transaction.rows("SELECT venueId, level, name, polygon FROM zoneArea WHERE venueId = ? ORDER BY \(order)", [.text(venue)])
+        try transaction.rows("SELECT venueId, level, name, polygon FROM zoneArea WHERE venueId = ? ORDER BY position", [.text(venue)])
             .map(ZoneAreaRecord.init(row:))
     }
 
@@ -154,10 +152,12 @@ extension ZoneAreaRecord {
         ).first.map(ZoneAreaRecord.init(row:))
     }
 
-    /// Adds the polygon, or redraws the one of the same zone and floor (keeping its place in the order).
+    /// Adds the polygon after every stored one, or redraws the one of the same zone and floor (keeping its
+    /// place in the order).
     func save(_ transaction: any SQLTransaction) throws {
         try transaction.execute("""
-            INSERT INTO zoneArea (venueId, level, name, polygon) VALUES (?, ?, ?, ?)
+            INSERT INTO zoneArea (venueId, level, name, polygon, position)
+            VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM zoneArea))
             ON CONFLICT (venueId, level, name) DO UPDATE SET polygon = excluded.polygon
             """, [.text(venueId), SQLValue(level), .text(name), .text(polygon)])
     }
