@@ -35,6 +35,12 @@ struct SQLRow: Sendable {
         return columns.firstIndex { $0.lowercased() == wanted }.map { values[$0] } ?? .null
     }
 
+    /// Whether the row has `column` (case-insensitively, as ``subscript(_:)`` finds it).
+    func hasColumn(_ column: String) -> Bool {
+        let wanted = column.lowercased()
+        return columns.contains { $0.lowercased() == wanted }
+    }
+
     /// The integer in `column`; an error naming the column when it holds anything else.
     func integer(_ column: String) throws(StoreError) -> Int64 {
         guard case .integer(let value) = self[column] else { throw Self.mismatch(column, "an integer", self[column]) }

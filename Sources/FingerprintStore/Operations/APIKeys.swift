@@ -38,19 +38,30 @@ public struct CreatedAPIKey: Hashable, Sendable, Codable {
     public var token: String
 }
 
+/// A row of `apiKey`, declared once (``TableRow``).
+struct APIKeyRow: IdentifiedRow {
+    static let table = "apiKey"
+    static let conflictColumns = ["id"]
+
+    var id: Int64?
+    var name: String
+    /// Kept as stored, so that a scope this build does not know is refused with the key named.
+    var scope: String
+    /// SHA-256 of the token, hex: the token itself is shown once and never stored.
+    var tokenHash: String
+    var tokenPrefix: String
+    var createdAt: Date
+    var revokedAt: Date?
+}
+
 extension APIKeyInfo {
     /// A key from its row; a scope this build does not know is an error that names it, never a guess.
-    init(_ row: SQLRow) throws(StoreError) {
-        let scopeName = try row.text("scope")
-        guard let scope = APIKeyScope(rawValue: scopeName) else {
-            throw .storageFault("API key \(try row.integer("id")) has the scope '\(scopeName)', which this build does not know (locate, survey or admin)")
+    init(_ row: APIKeyRow) throws(StoreError) {
+        guard let scope = APIKeyScope(rawValue: row.scope) else {
+            throw .storageFault("API key \(row.id ?? 0) has the scope '\(row.scope)', which this build does not know (locate, survey or admin)")
         }
-        self.init(
-            id: try row.integer("id"), name: try row.text("name"), scope: scope, prefix: try row.text("tokenPrefix"),
-            createdAt: try row.date("createdAt"), revokedAt: try row.optionalDate("revokedAt"))
+        self.init(id: row.id ?? 0, name: row.name, scope: scope, prefix: row.tokenPrefix, createdAt: row.createdAt, revokedAt: row.revokedAt)
     }
-
-    static let columns = "id, name, scope, tokenPrefix, createdAt, revokedAt"
 }
 
 extension FingerprintStore {
@@ -80,11 +91,11 @@ extension FingerprintStore {
         let now = SQLValue.storedPrecision(Date())
         let prefix = String(token.prefix(10))
         let id = try sqlWrite { transaction -> Int64 in
-            let inserted = try transaction.rows(
-                "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES (?, ?, ?, ?, ?) RETURNING id",
-                [.text(name), .text(scope.rawValue), .text(Self.hash(token: token)), .text(prefix), SQLValue(now)])
+            var row = APIKeyRow(
+                id: nil, name: name, scope: scope.rawValue, tokenHash: Self.hash(token: token), tokenPrefix: prefix, createdAt: now, revokedAt: nil)
+            try row.insert(transaction)
             try Self.notifyKeysChanged(transaction)
-            return try inserted.first?.integer("id") ?? { throw StoreError.storageFault("the new API key was not given an id") }()
+            return try row.id ?? { throw StoreError.storageFault("the new API key was not given an id") }()
         }
         logger.debug("api key created", metadata: ["key.id": "\(id)", "key.scope": "\(scope.rawValue)"])
         return CreatedAPIKey(key: APIKeyInfo(id: id, name: name, scope: scope, prefix: prefix, createdAt: now, revokedAt: nil), token: token)
@@ -93,14 +104,14 @@ extension FingerprintStore {
     /// Every key, revoked ones included, by id.
     public func keys() throws -> [APIKeyInfo] {
         try sqlRead { transaction in
-            try transaction.rows("SELECT \(APIKeyInfo.columns) FROM apiKey ORDER BY id", []).map { row throws(StoreError) in try APIKeyInfo(row) }
+            try APIKeyRow.fetchAll(transaction, orderBy: "id").map { row throws(StoreError) in try APIKeyInfo(row) }
         }
     }
 
     /// Revokes a key by id; revoking twice is an error.
     public func revokeKey(id: Int64) throws -> APIKeyInfo {
         try sqlWrite { transaction in
-            guard let row = try transaction.rows("SELECT \(APIKeyInfo.columns) FROM apiKey WHERE id = ?", [.integer(id)]).first else {
+            guard let row = try APIKeyRow.fetchOne(transaction, where: "id = ?", [.integer(id)]) else {
                 throw StoreError.invalidInput("there is no API key \(id)")
             }
             var key = try APIKeyInfo(row)
@@ -127,8 +138,8 @@ extension FingerprintStore {
 
     private static func activeKeyHashes(_ transaction: any SQLTransaction) throws -> [String: APIKeyScope] {
         var keys: [String: APIKeyScope] = [:]
-        for row in try transaction.rows("SELECT \(APIKeyInfo.columns), tokenHash FROM apiKey WHERE revokedAt IS NULL", []) {
-            keys[try row.text("tokenHash")] = try APIKeyInfo(row).scope
+        for row in try APIKeyRow.fetchAll(transaction, where: "revokedAt IS NULL") {
+            keys[row.tokenHash] = try APIKeyInfo(row).scope
         }
         return keys
     }

@@ -96,31 +96,41 @@ public struct InvalidSurveyBatch: Error, Hashable, Sendable, CustomStringConvert
     }
 }
 
+/// A row of `surveyUpload`, declared once (``TableRow``). Its times are seconds since the Unix epoch.
+struct SurveyUploadRow: TableRow {
+    static let table = "surveyUpload"
+    static let conflictColumns = ["id"]
+
+    var id: String
+    var venueId: String
+    var `operator`: String?
+    var deviceModel: String?
+    var notes: String?
+    /// Kept as stored, so that a state this build does not know is refused with the session named.
+    var state: String
+    var openedAt: Double
+    var closedAt: Double?
+    var samples: Int = 0
+    var batches: Int = 0
+    var fingerprints: Int?
+    var revision: Int?
+    var walkCell: Double?
+    var walkSnap: Double?
+    var checkpoints: Int = 0
+}
+
 extension SurveyUpload {
-    init(_ row: SQLRow) throws(StoreError) {
-        guard let state = State(rawValue: try row.text("state")) else {
-            throw .storageFault("survey session \(try row.text("id")) has the state '\(try row.text("state"))', which this build does not know")
+    init(_ row: SurveyUploadRow) throws(StoreError) {
+        guard let state = State(rawValue: row.state) else {
+            throw .storageFault("survey session \(row.id) has the state '\(row.state)', which this build does not know")
         }
-        let closed: Double? = if case .null = row["closedAt"] { nil } else { try row.real("closedAt") }
-        var walk: SurveyWalkSettings?
-        if case .null = row["walkCell"] {} else {
-            walk = SurveyWalkSettings(cellSize: try row.real("walkCell"), snapDistance: try row.real("walkSnap"))
-        }
+        let walk = row.walkCell.map { SurveyWalkSettings(cellSize: $0, snapDistance: row.walkSnap ?? 0) }
         self.init(
-            id: try row.text("id"), venue: try row.text("venueId"), operator: try row.optionalText("operator"),
-            deviceModel: try row.optionalText("deviceModel"), notes: try row.optionalText("notes"), state: state,
-            openedAt: Date(timeIntervalSince1970: try row.real("openedAt")), closedAt: closed.map(Date.init(timeIntervalSince1970:)),
-            samples: Int(try row.integer("samples")), batches: Int(try row.integer("batches")),
-            fingerprints: try Self.optionalInteger(row, "fingerprints"), revision: try Self.optionalInteger(row, "revision"), walk: walk,
-            checkpoints: Int(try row.integer("checkpoints")))
+            id: row.id, venue: row.venueId, operator: row.operator, deviceModel: row.deviceModel, notes: row.notes, state: state,
+            openedAt: Date(timeIntervalSince1970: row.openedAt), closedAt: row.closedAt.map(Date.init(timeIntervalSince1970:)),
+            samples: row.samples, batches: row.batches, fingerprints: row.fingerprints, revision: row.revision, walk: walk,
+            checkpoints: row.checkpoints)
     }
-
-    private static func optionalInteger(_ row: SQLRow, _ column: String) throws(StoreError) -> Int? {
-        if case .null = row[column] { return nil }
-        return Int(try row.integer(column))
-    }
-
-    static let columns = "id, venueId, operator, deviceModel, notes, state, openedAt, closedAt, samples, batches, fingerprints, revision, walkCell, walkSnap, checkpoints"
 }
 
 extension FingerprintStore {
@@ -153,13 +163,10 @@ extension FingerprintStore {
         let openedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try await daemonWrite { transaction in
             guard try !transaction.rows("SELECT id FROM venue WHERE id = ?", [.text(venue)]).isEmpty else { throw StoreError.unknownVenue(venue) }
-            try transaction.execute(
-                """
-                INSERT INTO surveyUpload (id, venueId, operator, deviceModel, notes, state, openedAt, walkCell, walkSnap)
-                VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?)
-                """,
-                [.text(id), .text(venue), SQLValue(surveyor), SQLValue(deviceModel), SQLValue(notes), .real(openedAt),
-                 walk.map { .real($0.cellSize) } ?? .null, walk.map { .real($0.snapDistance) } ?? .null])
+            try SurveyUploadRow(
+                id: id, venueId: venue, operator: surveyor, deviceModel: deviceModel, notes: notes, state: SurveyUpload.State.open.rawValue,
+                openedAt: openedAt, walkCell: walk?.cellSize, walkSnap: walk?.snapDistance
+            ).insertRow(transaction)
             return try Self.surveyUpload(id, of: venue, transaction)
         }
     }
@@ -171,8 +178,7 @@ extension FingerprintStore {
     }
 
     static func surveyUpload(_ id: String, of venue: String, _ transaction: any SQLTransaction) throws -> SurveyUpload {
-        guard let row = try transaction.rows(
-            "SELECT \(SurveyUpload.columns) FROM surveyUpload WHERE id = ? AND venueId = ?", [.text(id), .text(venue)]).first
+        guard let row = try SurveyUploadRow.fetchOne(transaction, where: "id = ? AND venueId = ?", [.text(id), .text(venue)])
         else { throw StoreError.unknownSurveyUpload(venue: venue, id: id) }
         return try SurveyUpload(row)
     }

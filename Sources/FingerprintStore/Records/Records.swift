@@ -2,10 +2,13 @@ import Foundation
 import Positioning
 import ScanFormats
 
-// Plain rows, one per table, read and written through the SQL seam (Rows.swift) on both engines. They stay internal: the store's public API speaks in Positioning's
+// Plain rows, one per table, declared once (``TableRow``) and read and written through the SQL seam (Rows.swift) on both engines. They stay internal: the store's public API speaks in Positioning's
 // types and in the summaries of this module.
 
-struct VenueRecord: Hashable {
+struct VenueRecord: Hashable, TableRow {
+    static let table = "venue"
+    static let conflictColumns = ["id"]
+
     var id: String
     var name: String
     var revision: Int
@@ -29,7 +32,10 @@ struct VenueRecord: Hashable {
     }
 }
 
-struct FloorRecord: Hashable {
+struct FloorRecord: Hashable, TableRow {
+    static let table = "floor"
+    static let conflictColumns = ["venueId", "level"]
+
     var venueId: String
     var level: Int
     var name: String
@@ -37,7 +43,10 @@ struct FloorRecord: Hashable {
 }
 
 /// A zone drawn as a polygon on one floor; `polygon` is its vertices as JSON (`[[x, y], …]`).
-struct ZoneAreaRecord: Hashable {
+struct ZoneAreaRecord: Hashable, TableRow {
+    static let table = "zoneArea"
+    static let conflictColumns = ["venueId", "level", "name"]
+
     var venueId: String
     var level: Int
     var name: String
@@ -61,7 +70,10 @@ struct ZoneAreaRecord: Hashable {
     }
 }
 
-struct FloorPlanRecord: Hashable {
+struct FloorPlanRecord: Hashable, TableRow {
+    static let table = "floorPlan"
+    static let conflictColumns = ["venueId", "level"]
+
     var venueId: String
     var level: Int
     var image: String
@@ -129,7 +141,10 @@ struct FloorPlanRecord: Hashable {
     }
 }
 
-struct BeaconRecord: Hashable {
+struct BeaconRecord: Hashable, IdentifiedRow {
+    static let table = "beacon"
+    static let conflictColumns = ["venueId", "uuid", "major", "minor"]
+
     var id: Int64?
     var venueId: String
     var uuid: String
@@ -144,7 +159,10 @@ struct BeaconRecord: Hashable {
 
 }
 
-struct SpotRecord: Hashable {
+struct SpotRecord: Hashable, IdentifiedRow {
+    static let table = "spot"
+    static let conflictColumns = ["venueId", "name"]
+
     var id: Int64?
     var venueId: String
     var name: String
@@ -155,7 +173,10 @@ struct SpotRecord: Hashable {
 
 }
 
-struct SurveySessionRecord: Hashable {
+struct SurveySessionRecord: Hashable, IdentifiedRow {
+    static let table = "surveySession"
+    static let conflictColumns = ["id"]
+
     var id: Int64?
     var venueId: String
     var `operator`: String?
@@ -166,7 +187,10 @@ struct SurveySessionRecord: Hashable {
 
 }
 
-struct FingerprintEntryRecord: Hashable {
+struct FingerprintEntryRecord: Hashable, TableRow {
+    static let table = "fingerprintEntry"
+    static let conflictColumns = ["fingerprintId", "beaconId"]
+
     var fingerprintId: Int64
     var beaconId: Int64
     var relativePower: Double

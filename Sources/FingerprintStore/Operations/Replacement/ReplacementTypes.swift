@@ -63,7 +63,11 @@ public struct ReplacementRequest: Sendable {
     }
 }
 
-struct BeaconReplacementRecord {
+/// A row of `beaconReplacement`, declared once (``TableRow``).
+struct BeaconReplacementRecord: IdentifiedRow {
+    static let table = "beaconReplacement"
+    static let conflictColumns = ["id"]
+
     var id: Int64?
     var venueId: String
     var kind: BeaconReplacement.Kind
@@ -82,55 +86,12 @@ struct BeaconReplacementRecord {
 }
 
 extension BeaconReplacementRecord {
-    init(row: SQLRow) throws {
-        id = try row.integer("id")
-        venueId = try row.text("venueId")
-        kind = try row.named("kind")
-        oldBeaconId = try row.integer("oldBeaconId")
-        newBeaconId = try row.optionalInteger("newBeaconId")
-        newBeaconCreated = try row.bool("newBeaconCreated")
-        newBeaconPreviousStatus = try row.optionalNamed("newBeaconPreviousStatus")
-        `operator` = try row.optionalText("operator")
-        performedAt = try row.date("performedAt")
-        offsetDB = try row.optionalReal("offsetDB")
-        calibrationSpots = try row.optionalInt("calibrationSpots")
-        calibrationSpread = try row.optionalReal("calibrationSpread")
-        calibrationSummary = try row.optionalText("calibrationSummary")
-        forced = try row.bool("forced")
-        undoneAt = try row.optionalDate("undoneAt")
-    }
-
     /// The venue's replacements, newest first.
     static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [BeaconReplacementRecord] {
-        try transaction.rows("SELECT * FROM beaconReplacement WHERE venueId = ? ORDER BY id DESC", [.text(venue)])
-            .map(BeaconReplacementRecord.init(row:))
+        try fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id DESC")
     }
 
     static func find(id: Int64, _ transaction: any SQLTransaction) throws -> BeaconReplacementRecord? {
-        try transaction.rows("SELECT * FROM beaconReplacement WHERE id = ?", [.integer(id)]).first.map(BeaconReplacementRecord.init(row:))
-    }
-
-    private var values: [SQLValue] {
-        [
-            .text(venueId), .text(kind.rawValue), .integer(oldBeaconId), SQLValue(newBeaconId), SQLValue(newBeaconCreated),
-            SQLValue(newBeaconPreviousStatus?.rawValue), SQLValue(`operator`), SQLValue(performedAt), SQLValue(offsetDB),
-            SQLValue(calibrationSpots), SQLValue(calibrationSpread), SQLValue(calibrationSummary), SQLValue(forced), SQLValue(undoneAt),
-        ]
-    }
-
-    private static let columns = """
-        venueId, kind, oldBeaconId, newBeaconId, newBeaconCreated, newBeaconPreviousStatus, operator, performedAt, offsetDB,
-        calibrationSpots, calibrationSpread, calibrationSummary, forced, undoneAt
-        """
-
-    mutating func insert(_ transaction: any SQLTransaction) throws {
-        id = try transaction.insertReturningID(
-            "INSERT INTO beaconReplacement (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
-    }
-
-    func update(_ transaction: any SQLTransaction) throws {
-        guard let id else { throw StoreError.storageFault("a replacement without a row cannot be updated") }
-        let assignments = Self.columns.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines)) = ?" }
-        try transaction.execute("UPDATE beaconReplacement SET \(assignments.joined(separator: ", ")) WHERE id = ?", values + [.integer(id)])
+        try fetchOne(transaction, where: "id = ?", [.integer(id)])
     }
 }

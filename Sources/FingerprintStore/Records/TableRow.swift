@@ -1,0 +1,265 @@
+import Foundation
+
+/// A table's row declared once: the type's stored properties are the table's columns, by name (Codable's
+/// synthesized keys), read from the seam's rows and written back through one generic statement per
+/// operation on both engines. Dates are stored as ``SQLValue/init(_:)-(Date)`` writes them, flags as 0 or
+/// 1, closed sets of names (a status, a media type) as their raw values.
+protocol TableRow: Codable {
+    /// The table's name, as the migrations create it.
+    static var table: String { get }
+    /// The columns an upsert (``upsert(_:)``) conflicts on: the primary key, or the natural key of a table
+    /// whose primary key is a generated id.
+    static var conflictColumns: [String] { get }
+}
+
+/// A row whose primary key is an id the engine generates on insert.
+protocol IdentifiedRow: TableRow {
+    var id: Int64? { get set }
+}
+
+extension TableRow {
+    /// The row's values by column, in declaration order; a nil optional is NULL.
+    var columnValues: [(column: String, value: SQLValue)] {
+        get throws {
+            let encoder = ColumnEncoder()
+            try encode(to: encoder)
+            return encoder.sink.columns
+        }
+    }
+
+    /// The row decoded from a result row holding (at least) its columns.
+    /// - Throws: ``StoreError/storageFault(_:)`` naming the column that holds what this type cannot read.
+    init(row: SQLRow) throws {
+        try self.init(from: ColumnDecoder(row: row))
+    }
+
+    /// The rows of the table matching `condition` (SQL over its columns, with `?` markers; every row when
+    /// nil), in `order`.
+    static func fetchAll(
+        _ transaction: any SQLTransaction, where condition: String? = nil, _ arguments: [SQLValue] = [], orderBy order: String? = nil
+    ) throws -> [Self] {
+        let sql = "SELECT * FROM \(table)" + (condition.map { " WHERE \($0)" } ?? "") + (order.map { " ORDER BY \($0)" } ?? "")
+        return try transaction.rows(sql, arguments).map(Self.init(row:))
+    }
+
+    static func fetchOne(_ transaction: any SQLTransaction, where condition: String, _ arguments: [SQLValue]) throws -> Self? {
+        try transaction.rows("SELECT * FROM \(table) WHERE \(condition)", arguments).first.map(Self.init(row:))
+    }
+
+    /// Inserts the row, or updates every other column of the row with the same ``conflictColumns``.
+    func upsert(_ transaction: any SQLTransaction) throws {
+        let values = try columnValues
+        let updates = values.map(\.column).filter { !Self.conflictColumns.contains($0) }.map { "\($0) = excluded.\($0)" }
+        try transaction.execute(
+            Self.insertStatement(values.map(\.column))
+                + " ON CONFLICT (\(Self.conflictColumns.joined(separator: ", "))) "
+                + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"),
+            values.map(\.value))
+    }
+
+    /// `INSERT INTO` the table: a `?` for each of `columns`, then each `computed` column's SQL.
+    /// Inserts the row as it is (a table whose key the row carries).
+    func insertRow(_ transaction: any SQLTransaction) throws {
+        let values = try columnValues
+        try transaction.execute(Self.insertStatement(values.map(\.column)), values.map(\.value))
+    }
+
+    static func insertStatement(_ columns: [String], computed: KeyValuePairs<String, String> = [:]) -> String {
+        let names = columns + computed.map(\.key)
+        let values = Array(repeating: "?", count: columns.count) + computed.map(\.value)
+        return "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+    }
+}
+
+extension IdentifiedRow {
+    /// Inserts the row and takes the id the engine gave it.
+    mutating func insert(_ transaction: any SQLTransaction) throws {
+        let values = try columnValues.filter { $0.column != "id" }
+        id = try transaction.insertReturningID(Self.insertStatement(values.map(\.column)), values.map(\.value))
+    }
+
+    /// Writes every column of the row with this id.
+    func update(_ transaction: any SQLTransaction) throws {
+        guard let id else { throw StoreError.storageFault("a row of \(Self.table) without an id cannot be updated") }
+        let values = try columnValues.filter { $0.column != "id" }
+        try transaction.execute(
+            "UPDATE \(Self.table) SET \(values.map { "\($0.column) = ?" }.joined(separator: ", ")) WHERE id = ?",
+            values.map(\.value) + [.integer(id)])
+    }
+}
+
+// MARK: - Decoding a row
+
+/// Reads a ``TableRow`` from a result row: each property from the column of its name.
+private struct ColumnDecoder: Decoder {
+    let row: SQLRow
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(Columns(row: row))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw StoreError.storageFault("a table row is read by column name, not as a list")
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw StoreError.storageFault("a table row is read by column name, not as one value")
+    }
+
+    struct Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let row: SQLRow
+        var codingPath: [any CodingKey] { [] }
+        var allKeys: [Key] { row.columns.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { row.hasColumn(key.stringValue) }
+        func decodeNil(forKey key: Key) throws -> Bool {
+            if case .null = row[key.stringValue] { return true }
+            return false
+        }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.bool(key.stringValue) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.text(key.stringValue) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.real(key.stringValue) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try row.int(key.stringValue) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.integer(key.stringValue) }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            let column = key.stringValue
+            if T.self == Date.self { return try row.date(column) as! T }
+            if T.self == Data.self { return try row.blob(column) as! T }
+            // A closed set of names, or another single value: decoded from the column's one value.
+            let value = row[column]
+            do {
+                return try T(from: ValueDecoder(value: value, column: column))
+            } catch is DecodingError {
+                if case .text(let name) = value {
+                    throw StoreError.storageFault("the stored column '\(column)' holds '\(name)', which this build does not know")
+                }
+                throw StoreError.storageFault("the stored column '\(column)' holds \(value), which this build cannot read as \(T.self)")
+            }
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            throw StoreError.storageFault("the column '\(key.stringValue)' holds one value, not a nested row")
+        }
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            throw StoreError.storageFault("the column '\(key.stringValue)' holds one value, not a list")
+        }
+        func superDecoder() throws -> any Decoder { throw StoreError.storageFault("a table row has no superclass") }
+        func superDecoder(forKey key: Key) throws -> any Decoder { throw StoreError.storageFault("a table row has no superclass") }
+    }
+}
+
+/// One column's value, for the types that decode themselves from a single value (string enums).
+private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
+    let value: SQLValue
+    let column: String
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        throw StoreError.storageFault("the column '\(column)' holds one value, not a nested row")
+    }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw StoreError.storageFault("the column '\(column)' holds one value, not a list")
+    }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { value == .null }
+    func decode(_ type: Bool.Type) throws -> Bool { try SQLRow(columns: [column], values: [value]).bool(column) }
+    func decode(_ type: String.Type) throws -> String { try SQLRow(columns: [column], values: [value]).text(column) }
+    func decode(_ type: Double.Type) throws -> Double { try SQLRow(columns: [column], values: [value]).real(column) }
+    func decode(_ type: Int.Type) throws -> Int { try SQLRow(columns: [column], values: [value]).int(column) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try SQLRow(columns: [column], values: [value]).integer(column) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: self) }
+}
+
+// MARK: - Encoding a row
+
+/// Collects a ``TableRow``'s columns and values in declaration order.
+private final class ColumnSink {
+    var columns: [(column: String, value: SQLValue)] = []
+}
+
+private struct ColumnEncoder: Encoder {
+    let sink = ColumnSink()
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Columns(sink: sink))
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("a table row is written by column name, not as a list") }
+    func singleValueContainer() -> any SingleValueEncodingContainer { fatalError("a table row is written by column name, not as one value") }
+
+    struct Columns<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let sink: ColumnSink
+        var codingPath: [any CodingKey] { [] }
+
+        private func put(_ value: SQLValue, _ key: Key) { sink.columns.append((key.stringValue, value)) }
+
+        mutating func encodeNil(forKey key: Key) throws { put(.null, key) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { put(SQLValue(value), key) }
+        mutating func encode(_ value: String, forKey key: Key) throws { put(.text(value), key) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { put(.real(value), key) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { put(SQLValue(value), key) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { put(.integer(value), key) }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { put(try Self.value(value), key) }
+
+        // An absent optional is NULL, not a missing column: an upsert must clear it.
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { put(value.map(SQLValue.init) ?? .null, key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { put(value.map(SQLValue.text) ?? .null, key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { put(value.map(SQLValue.real) ?? .null, key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { put(value.map { SQLValue($0) } ?? .null, key) }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { put(value.map(SQLValue.integer) ?? .null, key) }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { put(try value.map(Self.value) ?? .null, key) }
+
+        static func value<T: Encodable>(_ value: T) throws -> SQLValue {
+            if let date = value as? Date { return SQLValue(date) }
+            if let data = value as? Data { return .blob(data) }
+            let encoder = ValueEncoder()
+            try value.encode(to: encoder)
+            guard let captured = encoder.box.value else {
+                throw StoreError.invalidInput("a \(T.self) value is not one column's value")
+            }
+            return captured
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            fatalError("the column '\(key.stringValue)' holds one value, not a nested row")
+        }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            fatalError("the column '\(key.stringValue)' holds one value, not a list")
+        }
+        mutating func superEncoder() -> any Encoder { fatalError("a table row has no superclass") }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { fatalError("a table row has no superclass") }
+    }
+}
+
+/// Captures the one value a string enum (or another single value) encodes.
+private struct ValueEncoder: Encoder, SingleValueEncodingContainer {
+    final class Box { var value: SQLValue? }
+    let box = Box()
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { fatalError("a column holds one value, not a nested row") }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("a column holds one value, not a list") }
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    func encodeNil() { box.value = .null }
+    func encode(_ value: Bool) { box.value = SQLValue(value) }
+    func encode(_ value: String) { box.value = .text(value) }
+    func encode(_ value: Double) { box.value = .real(value) }
+    func encode(_ value: Int) { box.value = SQLValue(value) }
+    func encode(_ value: Int64) { box.value = .integer(value) }
+    func encode<T: Encodable>(_ value: T) throws { box.value = try ColumnEncoder.Columns<AnyColumnKey>.value(value) }
+}
+
+private struct AnyColumnKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
