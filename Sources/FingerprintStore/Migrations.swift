@@ -214,11 +214,44 @@ enum StoreMigrations {
             try db.execute(sql: "ALTER TABLE zoneArea ADD COLUMN position INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "UPDATE zoneArea SET position = rowid")
         }
+        migrator.registerMigration("v13: dates as seconds since the Unix epoch") { db in
+            // Foreign keys are off during a migration (GRDB's deferred checks), so a table is rebuilt as
+            // SQLite asks a column's type be changed: a copy with the new type, the old one dropped, the copy
+            // renamed, its indexes made again.
+            for (table, columns) in StoreMigrations.epochDateColumns {
+                guard var create = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table])
+                else { throw StoreError.storageFault("table \(table) is missing before migration v13") }
+                let indexes = try String.fetchAll(
+                    db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", arguments: [table])
+                let copy = "\(table)_v13"
+                create = create.replacingOccurrences(
+                    of: #"^CREATE TABLE "?\#(table)"?"#, with: "CREATE TABLE \"\(copy)\"", options: .regularExpression)
+                for column in columns {
+                    create = create.replacingOccurrences(
+                        of: #"("?)\#(column)("?)\s+DATETIME"#, with: "$1\(column)$2 DOUBLE", options: .regularExpression)
+                }
+                try db.execute(sql: create)
+                let all = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").map { $0["name"] as String }
+                // GRDB's text (`2026-11-23 07:46:34.120`, UTC) to seconds, to the millisecond it kept.
+                let values = all.map { columns.contains($0) ? "ROUND((julianday(\($0)) - 2440587.5) * 86400.0, 3)" : $0 }
+                try db.execute(sql: "INSERT INTO \(copy) (\(all.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(table)")
+                try db.execute(sql: "DROP TABLE \(table)")
+                try db.execute(sql: "ALTER TABLE \(copy) RENAME TO \(table)")
+                for index in indexes { try db.execute(sql: index) }
+            }
+        }
         return migrator
     }
 }
 
 extension StoreMigrations {
+    /// The columns that held dates as GRDB's UTC text until v13, by table: since then every time the store
+    /// keeps is seconds since the Unix epoch, as measurement times always were.
+    static let epochDateColumns: [(table: String, columns: [String])] = [
+        ("venue", ["createdAt", "updatedAt"]), ("surveySession", ["recordedAt"]), ("apiKey", ["createdAt", "revokedAt"]),
+        ("beaconReplacement", ["performedAt", "undoneAt"]), ("venueTuning", ["tunedAt"]), ("floorPlan", ["updatedAt"]),
+    ]
+
     /// Survey sessions uploaded over HTTP, the same on both engines but for a type name: a session of a
     /// venue (its state `open`, `committed` or `abandoned`; times in seconds since the Unix epoch) and
     /// its batches, each stored as it arrives under the id its sender gave it (so a batch sent again is

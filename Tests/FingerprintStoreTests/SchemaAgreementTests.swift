@@ -170,12 +170,12 @@ struct SchemaAgreementTests {
             // ... into a SQLite file at v11, where only the rowid kept the order, then migrated
             let queue = try DatabaseQueue()
             try StoreMigrations.migrator.migrate(queue, upTo: "v11: walking survey sessions")
-            try queue.write { db in try Self.insertVenue(SQLiteTransaction(db: db), zones: ["B", "A"], withPosition: false) }
+            try queue.write { db in try Self.insertVenue(SQLiteTransaction(db: db), zones: ["B", "A"], withPosition: false, created: .text("2026-11-18 11:06:40.123")) }
             try StoreMigrations.migrator.migrate(queue)
             backend = SQLiteBackend(writer: queue)
         } else {
             backend = try BackendTests.backend(engine)
-            try backend.write { try Self.insertVenue($0, zones: ["B", "A"], withPosition: true) }
+            try backend.write { try Self.insertVenue($0, zones: ["B", "A"], withPosition: true, created: SQLValue(Date())) }
         }
         #expect(try backend.read { try ZoneAreaRecord.all(of: "hall", $0) }.map(\.name) == ["B", "A"])
         // When C is added and B redrawn
@@ -195,9 +195,8 @@ struct SchemaAgreementTests {
 
     /// A venue with one floor and `zones` drawn on it in that order, written as the v11 schema allowed
     /// (without `position` on SQLite) or through the store's own statement.
-    static func insertVenue(_ transaction: any SQLTransaction, zones: [String], withPosition: Bool) throws {
-        let now = SQLValue(Date())
-        try transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [now, now])
+    static func insertVenue(_ transaction: any SQLTransaction, zones: [String], withPosition: Bool, created: SQLValue) throws {
+        try transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [created, created])
         try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
         for zone in zones {
             if withPosition {
@@ -207,5 +206,52 @@ struct SchemaAgreementTests {
                     "INSERT INTO zoneArea (venueId, level, name, polygon) VALUES ('hall', 0, ?, '[[0,0],[1,0],[0,1]]')", [.text(zone)])
             }
         }
+    }
+
+    @Test("a database written before v13 keeps its dates to the millisecond, now as seconds since the Unix epoch", arguments: BackendTests.engines)
+    func datesMigrate(engine: StoreEngine) throws {
+        // Given a database at v12, where dates were GRDB's UTC text: a venue, a revoked API key and a plan
+        let backend: any StoreBackend
+        let text = SQLValue.text("2026-11-18 11:06:40.123"), whole = SQLValue.text("2026-11-18 11:06:41.000")
+        func old(_ transaction: any SQLTransaction) throws {
+            try transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [text, whole])
+            try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
+            try transaction.execute(
+                "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt, revokedAt) VALUES ('app', 'locate', 'h', 'bfx_', ?, ?)", [text, whole])
+            try transaction.execute("INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES ('ops', 'admin', 'i', 'bfx_', ?)", [whole])
+            try transaction.execute(
+                """
+                INSERT INTO floorPlan (venueId, level, image, mediaType, data, topLeftX, topLeftY, bottomRightX, bottomRightY,
+                topRightX, topRightY, updatedAt) VALUES ('hall', 0, 'g.png', 'image/png', ?, 0, 1, 1, 0, 1, 1, ?)
+                """, [.blob(Data([1])), text])
+        }
+        let v12 = "v12: zone areas keep their import order in a column"
+        if engine == .sqlite {
+            let queue = try DatabaseQueue()
+            try StoreMigrations.migrator.migrate(queue, upTo: v12)
+            try queue.write { db in try old(SQLiteTransaction(db: db)) }
+            // When it is migrated
+            try StoreMigrations.migrator.migrate(queue)
+            backend = SQLiteBackend(writer: queue)
+        } else {
+            let fresh = try BackendTests.emptyPostgresSchema()
+            try fresh.write { transaction in
+                try transaction.execute("CREATE TABLE beaconfix_migrations (identifier TEXT PRIMARY KEY)")
+                for migration in PostgresMigrations.migrations.prefix(while: { $0.identifier != "v13: dates as seconds since the Unix epoch" }) {
+                    for statement in migration.statements { try transaction.execute(statement) }
+                    try transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (?)", [.text(migration.identifier)])
+                }
+                try old(transaction)
+            }
+            try PostgresMigrations.migrate(fresh)
+            backend = fresh
+        }
+        // Then every date reads back to the millisecond
+        let second = Date(timeIntervalSince1970: 1_795_000_000.123), next = Date(timeIntervalSince1970: 1_795_000_001)
+        let venue = try #require(try backend.read { try VenueRecord.find("hall", $0) })
+        #expect(venue.createdAt == second && venue.updatedAt == next)
+        let keys = try backend.read { try APIKeyRow.fetchAll($0, orderBy: "id") }
+        #expect(keys.map(\.createdAt) == [second, next] && keys.map(\.revokedAt) == [next, nil])
+        #expect(try backend.read { try FloorPlanRecord.all(of: "hall", $0) }.map(\.updatedAt) == [second])
     }
 }

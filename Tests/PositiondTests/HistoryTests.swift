@@ -128,7 +128,9 @@ struct HistoryTests {
         }
     }
 
-    @Test("a device that goes idle has its visit closed at its last sighting", .timeLimit(.minutes(1)))
+    // Two minutes, as the suite's first test: a demo store may wait for the demo tuning, which takes up to
+    // about a minute while the whole suite runs on 2 cores.
+    @Test("a device that goes idle has its visit closed at its last sighting", .timeLimit(.minutes(2)))
     func idleDeviceVisitClosed() async throws {
         // Given a daemon that forgets devices idle for 3 s
         let venue = try SimulatedVenues.demoHall(seed: 7)
@@ -155,7 +157,8 @@ struct HistoryTests {
         }
     }
 
-    @Test("switched off for a venue, nothing of it is recorded; bad parameters get a 422 that says why", .timeLimit(.minutes(1)))
+    // Two minutes, for the same reason.
+    @Test("switched off for a venue, nothing of it is recorded; bad parameters get a 422 that says why", .timeLimit(.minutes(2)))
     func recordingSwitchAndRefusals() async throws {
         // Given demo-hall served from a file opened read-only, as positiond opens it, its recording switched off through the API
         let written = try await TestEnvironment.demoStore()

@@ -68,7 +68,9 @@ enum TestEnvironment {
     }
 
     /// What `survey tune` chooses for demo-hall: computed once per test process, stored in every demo store.
-    static let demoTuning = Task<TuningResult, any Error> {
+    /// At high priority: tests waiting for it are suspended, not blocked, and the others running meanwhile
+    /// must not starve it.
+    static let demoTuning = Task<TuningResult, any Error>(priority: .high) {
         let survey = try await untunedDemoStore().survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
         let validation = SurveyCrossValidation(spots: survey.spots, survey: survey.surveyed, scale: PositioningConfiguration.defaultScale)
         guard let result = try SurveyTuner().tune(validation) else { throw TuningFailed() }

@@ -4,8 +4,8 @@ import Foundation
 /// (``StoreMigrations``), in PostgreSQL's dialect, recorded by name in `beaconfix_migrations`.
 ///
 /// The two dialects keep the values the store's SQL reads identical: integers are `BIGINT`, numbers
-/// `DOUBLE PRECISION`, flags `INTEGER` 0 or 1 and dates `TEXT` in GRDB's UTC format (`2026-11-23
-/// 07:22:10.000`), so one statement reads and writes both engines alike. Names are unquoted, so
+/// `DOUBLE PRECISION`, flags `INTEGER` 0 or 1 and times seconds since the Unix epoch (`DOUBLE PRECISION`;
+/// dates were GRDB's UTC text until v13), so one statement reads and writes both engines alike. Names are unquoted, so
 /// PostgreSQL folds them to lower case and the same SQL finds them.
 enum PostgresMigrations {
     static let migrations: [(identifier: String, statements: [String])] = [
@@ -137,6 +137,15 @@ enum PostgresMigrations {
         ("v11: walking survey sessions", StoreMigrations.walkingSurveyUploadColumns(real: "DOUBLE PRECISION")),
         // The zone areas' `position` SQLite gains here has been in PostgreSQL's table since v7.
         ("v12: zone areas keep their import order in a column", []),
+        ("v13: dates as seconds since the Unix epoch", StoreMigrations.epochDateColumns.flatMap { table, columns in
+            columns.map { column in
+                // The text is UTC: a timestamp without time zone's epoch is read as UTC.
+                """
+                ALTER TABLE \(table) ALTER COLUMN \(column) TYPE DOUBLE PRECISION
+                USING ROUND(EXTRACT(EPOCH FROM \(column)::timestamp)::numeric, 3)::double precision
+                """
+            }
+        }),
     ]
 
     /// Brings the database up to this build's schema in one transaction (PostgreSQL's DDL is

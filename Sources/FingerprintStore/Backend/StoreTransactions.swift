@@ -50,21 +50,12 @@ extension FingerprintStore {
 private struct DryRunRollback: Error {}
 
 extension SQLValue {
-    /// A date as both engines store it: GRDB's UTC text, `2026-11-23 07:46:34.120`, so that files written
-    /// before the seam read the same and the two engines hold identical values.
+    /// A date as both engines store every time: seconds since the Unix epoch, to the millisecond.
     init(_ date: Date) {
-        // Whole milliseconds first, so 0.123 s (0.12299… in binary) is written .123, as GRDB writes it.
-        let total = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        var seconds = time_t(total / 1000)
-        let milliseconds = Int(total % 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        self = .text(String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds))
+        self = .real(Self.storedPrecision(date).timeIntervalSince1970)
     }
 
-    /// `date` to the millisecond the engines keep: what a read of it gives back, exactly.
+    /// `date` to the millisecond the store keeps: what a read of it gives back, exactly.
     static func storedPrecision(_ date: Date) -> Date {
         Date(timeIntervalSince1970: Double(Int64((date.timeIntervalSince1970 * 1000).rounded())) / 1000)
     }
@@ -73,24 +64,9 @@ extension SQLValue {
 }
 
 extension SQLRow {
-    /// The date in `column`, written as ``SQLValue/init(_:)-(Date)`` writes it (fractions of a second optional).
+    /// The date in `column`, seconds since the Unix epoch as ``SQLValue/init(_:)-(Date)`` writes it.
     func date(_ column: String) throws(StoreError) -> Date {
-        let text = try text(column)
-        let fields = text.split(whereSeparator: { "-: T.Z".contains($0) }).map { Int($0) }
-        guard fields.count >= 6, fields.allSatisfy({ $0 != nil }) else {
-            throw .storageFault("the stored column '\(column)' should hold a date but holds '\(text)'")
-        }
-        var parts = tm()
-        parts.tm_year = Int32(fields[0]! - 1900)
-        parts.tm_mon = Int32(fields[1]! - 1)
-        parts.tm_mday = Int32(fields[2]!)
-        parts.tm_hour = Int32(fields[3]!)
-        parts.tm_min = Int32(fields[4]!)
-        parts.tm_sec = Int32(fields[5]!)
-        // Milliseconds, as written; computed as storedPrecision computes them, so a date reads back exactly.
-        let fraction = text.split(separator: ".").dropFirst().first.map { String($0.prefix { $0.isNumber }.prefix(3)) } ?? ""
-        let milliseconds = Int64(fraction.padding(toLength: 3, withPad: "0", startingAt: 0)) ?? 0
-        return Date(timeIntervalSince1970: Double(Int64(timegm(&parts)) * 1000 + milliseconds) / 1000)
+        Date(timeIntervalSince1970: try real(column))
     }
 
     func optionalDate(_ column: String) throws(StoreError) -> Date? {
