@@ -22,7 +22,7 @@ struct SyntheticWeek: @unchecked Sendable {
     let visits: Int
     let generationSeconds: Double
 
-    init() {
+    init() async {
         let started = Date()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconfix-analytics")  // one folder, replaced by each run
         try? FileManager.default.removeItem(at: directory)
@@ -67,7 +67,7 @@ struct SyntheticWeek: @unchecked Sendable {
                         batch.sightings.append(DeviceSighting(device: name, time: Self.end - 600 * generator.unit(), floor: 0, zone: zone))
                     }
                 }
-                try! store.recordHistory(["demo-hall": batch])
+                _ = try! await store.recordHistory(["demo-hall": batch])
             }
         }
         self.visits = visits
@@ -78,9 +78,9 @@ struct SyntheticWeek: @unchecked Sendable {
 
 nonisolated(unsafe) var week: SyntheticWeek?
 
-func syntheticWeek() -> SyntheticWeek {
+func syntheticWeek() async -> SyntheticWeek {
     if let week { return week }
-    let made = SyntheticWeek()
+    let made = await SyntheticWeek()
     week = made
     return made
 }
@@ -107,8 +107,8 @@ func oneSecondBatch(second: Int) -> [String: VenueHistoryBatch] {
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput], warmupIterations: 1, maxDuration: .seconds(5), maxIterations: 30)
-    let setup: @Sendable () async throws -> Void = { _ = syntheticWeek() }
-    let week = { syntheticWeek() }
+    let setup: @Sendable () async throws -> Void = { _ = await syntheticWeek() }
+    let week = { await syntheticWeek() }
     let from = SyntheticWeek.start, to = SyntheticWeek.end
 
     Benchmark("presence (window 300 s) after a week of 5,000 devices", configuration: .init(setup: setup)) { benchmark in

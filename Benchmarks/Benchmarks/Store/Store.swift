@@ -99,7 +99,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("radio map from the store, 10000 fingerprints", configuration: .init(setup: { _ = storeWithTenThousandFingerprints() })) { benchmark in
         let store = storeWithTenThousandFingerprints()
         for _ in benchmark.scaledIterations {
-            blackHole(try store.survey(of: "grid-32x1000", scale: configuration.builder.scale).radioMap())
+            blackHole(try await store.survey(of: "grid-32x1000", scale: configuration.builder.scale).radioMap())
         }
     }
     SmokeRun.shortenRegisteredBenchmarks()

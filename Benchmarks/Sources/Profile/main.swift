@@ -36,7 +36,9 @@ case "record":
         _ = try store.record(samples, into: venue.id, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
     }
     var survey: VenueSurvey?
-    let loading = try clock.measure { survey = try store.survey(of: venue.id, scale: configuration.builder.scale) }
+    let loadingStarted = clock.now
+    survey = try await store.survey(of: venue.id, scale: configuration.builder.scale)
+    let loading = clock.now - loadingStarted
     var map: RadioMap?
     let building = try clock.measure { map = try survey!.radioMap() }
     let total = decoding + converting + recording
