@@ -68,7 +68,19 @@ verdict() { # SCENARIO PASS|FAIL WHY
 }
 # A hash of the database's content (its dump, time stamps replaced by T): equal means the same venues,
 # survey and history, whatever the pages and the WAL look like.
-content() { sqlite3 "$1" .dump | sed -E "s/'[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+Z?'/'T'/g" | sha256sum | cut -d' ' -f1; }
+# A database's content, as a hash, with the times its rows were written at (which differ between two runs
+# of the same change) set to 0 in a copy: the date columns of migration v13 (seconds since the Unix epoch).
+content() {
+    local copy="$work/content-copy.sqlite"
+    rm -f "$copy"
+    sqlite3 "$1" ".backup '$copy'"
+    sqlite3 "$copy" "UPDATE venue SET createdAt = 0, updatedAt = 0; UPDATE surveySession SET recordedAt = 0;
+        UPDATE apiKey SET createdAt = 0, revokedAt = coalesce(revokedAt * 0, NULL);
+        UPDATE beaconReplacement SET performedAt = 0, undoneAt = coalesce(undoneAt * 0, NULL);
+        UPDATE venueTuning SET tunedAt = 0; UPDATE floorPlan SET updatedAt = 0;"
+    sqlite3 "$copy" .dump | sha256sum | cut -d' ' -f1
+    rm -f "$copy"
+}
 counts() {
     sqlite3 "$1" "SELECT 'revision ' || (SELECT revision FROM venue WHERE id = 'demo-hall') || ', fingerprints ' ||
         (SELECT count(*) FROM fingerprint) || ', entries ' || (SELECT count(*) FROM fingerprintEntry) ||
