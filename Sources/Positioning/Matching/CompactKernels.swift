@@ -14,7 +14,8 @@ enum CompactKernels {
         var first = Vector(repeating: 0)
         /// Σ both·(q − r), or Σ both·r for the union kernel.
         var second = Vector(repeating: 0)
-        /// Number of shared beacons.
+        /// Number of shared beacons: set by the loop over a block's columns from the lanes it counted absent
+        /// (an integer count, one instruction a column, where the kinds would add a masked 1.0).
         var common = Vector(repeating: 0)
         /// Σ both·r: only the offset kind adds to it (the other kinds leave it 0, and the optimiser drops it).
         var commonReference = Vector(repeating: 0)
@@ -23,8 +24,8 @@ enum CompactKernels {
     /// The kinds of sums the metrics need, one type each so that every kernel is compiled for its own kind
     /// alone (a kind passed as a value left a switch per column where the optimiser would not inline it).
     protocol Kind {
-        /// Adds one column of 8 rows to `sums`: `reference` the rows' values, `q` the query's value
-        /// broadcast, `absent` the lanes that count as not heard.
+        /// Adds one column of 8 rows to `sums` (all but ``Sums/common``, which the loop counts): `reference`
+        /// the rows' values, `q` the query's value broadcast, `absent` the lanes that count as not heard.
         static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums)
         /// Whether `first` sums over all the query's beacons, also those a reference does not hear.
         static var sumsOverQueryBeacons: Bool { get }
@@ -34,12 +35,10 @@ enum CompactKernels {
     enum SquaredDifferences: Kind {
         @inline(__always)
         static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums) {
-            let both = Vector(repeating: 1).replacing(with: 0, where: absent)
             let difference = (q - reference).replacing(with: 0, where: absent)
             // Not addProduct: the baseline x86-64 target has no FMA, which makes it a libm call per lane.
             sums.first += difference * difference
             sums.second += difference
-            sums.common += both
         }
         static var sumsOverQueryBeacons: Bool { false }
     }
@@ -51,7 +50,6 @@ enum CompactKernels {
             let both = Vector(repeating: 1).replacing(with: 0, where: absent)
             let difference = q - reference
             sums.first += both * difference.replacing(with: -difference, where: difference .< 0)
-            sums.common += both
         }
         static var sumsOverQueryBeacons: Bool { false }
     }
@@ -65,7 +63,6 @@ enum CompactKernels {
             let difference = q - present
             sums.first += difference.replacing(with: -difference, where: difference .< 0)
             sums.second += present
-            sums.common += Vector(repeating: 1).replacing(with: 0, where: absent)
         }
         static var sumsOverQueryBeacons: Bool { true }
     }
@@ -111,21 +108,35 @@ enum CompactKernels {
                     let raw = UnsafeRawPointer(base)
                     let stride = MemoryLayout<Vector>.stride
                     let blockStride = width * lanes * MemoryLayout<Float>.stride
+                    // The bytes from the query's first column to the end of its last, in a block.
+                    let spanStart = (columns.first ?? 0) * stride
+                    let spanBytes = columns.last.map { ($0 + 1) * stride - spanStart } ?? 0
+                    let prefetchSpan = columns.count * stride * 2 >= spanBytes
                     var slot = 0
                     for (runIndex, run) in blocks.runs.enumerated() {
                       for block in run {
                         let blockBytes = block * blockStride
                         // The next selected block's lines are requested now, so that on a map larger than the
-                        // cache they arrive while this block is computed rather than one miss at a time.
+                        // cache they arrive while this block is computed rather than one miss at a time. Where
+                        // the query's columns cover most of the block's span, the span goes as one request a
+                        // cache line (two columns); a loop over the columns cost a sixth of a hall locate.
                         if let next = blocks.block(after: block, inRun: runIndex) {
                             let nextBlock = raw + next * blockStride
-                            for column in columns { beaconfix_prefetch(nextBlock + column * stride) }
+                            if prefetchSpan {
+                                beaconfix_prefetch_range(nextBlock + spanStart, spanBytes)
+                            } else {
+                                for column in columns { beaconfix_prefetch(nextBlock + column * stride) }
+                            }
                         }
                         var sums = Sums()
+                        var absentLanes = SIMD8<Int32>()
                         for column in columns {
                             let reference = raw.loadUnaligned(fromByteOffset: blockBytes + column * stride, as: Vector.self)
-                            K.add(reference, query: Vector(repeating: values[column]), absent: reference .< 0, to: &sums)
+                            let absent = reference .< 0
+                            K.add(reference, query: Vector(repeating: values[column]), absent: absent, to: &sums)
+                            countAbsent(absent, into: &absentLanes)
                         }
+                        sums.common = Vector(repeating: Float(columns.count)) - Vector(absentLanes)
                         body(block, slot, sums)
                         slot += 1
                       }
@@ -162,18 +173,22 @@ enum CompactKernels {
                                             UnsafeRawPointer(columns.baseAddress! + starts[next]), stored * MemoryLayout<Int32>.stride)
                                     }
                                     var sums = Sums()
+                                    var absentLanes = SIMD8<Int32>()
                                     for index in starts[block]..<starts[block + 1] {
                                         let column = Int(columns[index])
                                         let reference = raw.loadUnaligned(fromByteOffset: index * stride, as: Vector.self)
                                         let value = Vector(repeating: queryValues[column])
                                         // Every lane is absent in a column the query does not hear (values are at least 0).
                                         let absentBelow = Vector(repeating: queryMask[column] > 0 ? 0 : .infinity)
-                                        K.add(reference, query: value, absent: reference .< absentBelow, to: &sums)
+                                        let absent = reference .< absentBelow
+                                        K.add(reference, query: value, absent: absent, to: &sums)
+                                        countAbsent(absent, into: &absentLanes)
                                         // The union kind sums over all the query's beacons, also those the block does
                                         // not store: each stored one adds |q − r| − q, and Σ q (values are at least 0)
                                         // completes it.
                                         if K.sumsOverQueryBeacons { sums.first -= value }
                                     }
+                                    sums.common = Vector(repeating: Float(starts[block + 1] - starts[block])) - Vector(absentLanes)
                                     if K.sumsOverQueryBeacons { sums.first += Vector(repeating: query.valueSum) }
                                     body(block, slot, sums)
                                     slot += 1
@@ -184,6 +199,12 @@ enum CompactKernels {
                 }
             }
         }
+    }
+
+    /// Adds 1 to each lane of `count` that `absent` sets: a mask lane is all ones, -1 as an integer.
+    @inline(__always)
+    private static func countAbsent(_ absent: SIMDMask<SIMD8<Int32>>, into count: inout SIMD8<Int32>) {
+        count &-= unsafeBitCast(absent, to: SIMD8<Int32>.self)
     }
 
     /// Rows of `block` that exist (the last block may be partly padding).
