@@ -39,6 +39,14 @@ case "record":
     let loadingStarted = clock.now
     survey = try await store.survey(of: venue.id, scale: configuration.builder.scale)
     let loading = clock.now - loadingStarted
+    // The same read again, warm: what a daemon reloading a revision pays after its first load.
+    var warm: [Duration] = []
+    for _ in 0..<3 {
+        let started = clock.now
+        survey = try await store.survey(of: venue.id, scale: configuration.builder.scale)
+        warm.append(clock.now - started)
+    }
+    print("read from the store again: \(warm.map { "\($0)" }.joined(separator: ", "))")
     var map: RadioMap?
     let building = try clock.measure { map = try survey!.radioMap() }
     let total = decoding + converting + recording

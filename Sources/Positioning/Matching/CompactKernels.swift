@@ -116,11 +116,12 @@ enum CompactKernels {
                     for (runIndex, run) in blocks.runs.enumerated() {
                       for block in run {
                         let blockBytes = block * blockStride
-                        // The next selected block's lines are requested now, so that on a map larger than the
-                        // cache they arrive while this block is computed rather than one miss at a time. Where
-                        // the query's columns cover most of the block's span, the span goes as one request a
-                        // cache line (two columns); a loop over the columns cost a sixth of a hall locate.
-                        if let next = blocks.block(after: block, inRun: runIndex) {
+                        // After a gap, the next selected block's lines are requested now, so that on a map
+                        // larger than the cache they arrive while this block is computed rather than one miss
+                        // at a time; an adjacent block the processor's own prefetcher brings (requesting it too
+                        // measured slower). Where the query's columns cover most of the block's span, the span
+                        // goes as one request a cache line (two columns) rather than one per column.
+                        if let next = blocks.block(after: block, inRun: runIndex), next != block + 1 {
                             let nextBlock = raw + next * blockStride
                             if prefetchSpan {
                                 beaconfix_prefetch_range(nextBlock + spanStart, spanBytes)
@@ -165,8 +166,10 @@ enum CompactKernels {
                             var slot = 0
                             for (runIndex, run) in blocks.runs.enumerated() {
                                 for block in run {
-                                    if let next = blocks.block(after: block, inRun: runIndex) {
-                                        // The whole next block and its column list.
+                                    if let next = blocks.block(after: block, inRun: runIndex), next != block + 1 {
+                                        // The whole next block after a gap, and its column list (an adjacent one
+                                        // the processor's prefetcher brings: an eighth of a large locate went into
+                                        // requesting it line by line).
                                         let stored = starts[next + 1] - starts[next]
                                         beaconfix_prefetch_range(raw + starts[next] * stride, stored * stride)
                                         beaconfix_prefetch_range(
