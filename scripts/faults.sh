@@ -66,17 +66,17 @@ verdict() { # SCENARIO PASS|FAIL WHY
     echo "$2: $1: $3"
     echo
 }
-# A hash of the database's content (its dump, time stamps replaced by T): equal means the same venues,
-# survey and history, whatever the pages and the WAL look like.
-# A database's content, as a hash, with the times its rows were written at (which differ between two runs
-# of the same change) set to 0 in a copy: the date columns of migration v13 (seconds since the Unix epoch).
+# A hash of the database's content: equal means the same venues, survey and history, whatever the pages
+# and the WAL look like. The times its rows were written at (which differ between two runs of the same
+# change) are set to 0 in a copy first: the date columns of migration v13 (seconds since the Unix epoch;
+# a NULL one stays NULL).
 content() {
     local copy="$work/content-copy.sqlite"
     rm -f "$copy"
     sqlite3 "$1" ".backup '$copy'"
     sqlite3 "$copy" "UPDATE venue SET createdAt = 0, updatedAt = 0; UPDATE surveySession SET recordedAt = 0;
-        UPDATE apiKey SET createdAt = 0, revokedAt = coalesce(revokedAt * 0, NULL);
-        UPDATE beaconReplacement SET performedAt = 0, undoneAt = coalesce(undoneAt * 0, NULL);
+        UPDATE apiKey SET createdAt = 0, revokedAt = revokedAt * 0;
+        UPDATE beaconReplacement SET performedAt = 0, undoneAt = undoneAt * 0;
         UPDATE venueTuning SET tunedAt = 0; UPDATE floorPlan SET updatedAt = 0;"
     sqlite3 "$copy" .dump | sha256sum | cut -d' ' -f1
     rm -f "$copy"
