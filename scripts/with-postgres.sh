@@ -37,9 +37,11 @@ fi
 "${as_owner[@]}" "$bin/initdb" -D "$work/data" -U beaconfix --auth=trust --encoding=UTF8 --no-locale >"$work/initdb.log" 2>&1 \
     || { cat "$work/initdb.log" >&2; echo "FAIL: initdb" >&2; exit 1; }
 port=$(bf_free_port)
-# Loopback only, the socket in the folder, no fsync (a test cluster is thrown away), logs to a file.
+# Loopback only, the socket in the folder, no fsync (a test cluster is thrown away), logs to a file. The
+# tests run in parallel, each store with a pool of its own (up to 4 connections) and listeners besides:
+# room for 300 sessions rather than the default 100.
 "${as_owner[@]}" "$bin/postgres" -D "$work/data" -p "$port" -c listen_addresses=127.0.0.1 -k "$work" \
-    -c fsync=off -c synchronous_commit=off -c full_page_writes=off >"$work/server.log" 2>&1 &
+    -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 >"$work/server.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
     "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" && break

@@ -12,36 +12,36 @@ public final class FingerprintStore: Sendable {
     /// The engine: SQLite's connection, or PostgreSQL's pool. Internal: the store's methods are the API, and
     /// its callers never see GRDB or postgres-nio (tests that inject faults reach it with `@testable import`).
     let backend: any StoreBackend
-    /// The SQLite connection, for the operations that still speak GRDB rather than the SQL seam.
+    /// The SQLite connection, for the tests that inject faults under the seam.
     private let sqlite: (any DatabaseWriter)?
     let logger: Logger
     /// The file of a store opened read-only (positiond's), whose own writes (history, survey sessions) go
-    /// through their own writable connection, ``historyConnection``, opened on first use.
+    /// through their own writable connection, ``daemonConnection``, opened on first use.
     private let readOnlyPath: String?
-    private let historyConnection = Mutex<DatabaseQueue?>(nil)
+    private let daemonConnection = Mutex<SQLiteBackend?>(nil)
 
     /// Where the database lives: its file's path (`:memory:` for ``inMemory(logger:)``), or a PostgreSQL
     /// URL without its password. For messages.
     public var path: String { backend.location }
 
-    /// The SQLite connection of the operations not yet moved onto the SQL seam.
+    /// The SQLite connection under the seam, for tests that reach past it (faults, pragmas).
     ///
-    /// - Throws: ``StoreError/invalidInput(_:)`` on PostgreSQL, which only the seam's operations reach (a
-    ///   PostgreSQL store is opened by the tests of those operations alone until every one is moved).
+    /// - Throws: ``StoreError/storageFault(_:)`` on PostgreSQL, which has none.
     var writer: any DatabaseWriter {
         get throws(StoreError) {
-            guard let sqlite else { throw StoreError.invalidInput("this operation is not available on PostgreSQL yet") }
+            guard let sqlite else { throw StoreError.storageFault("a PostgreSQL store has no SQLite connection") }
             return sqlite
         }
     }
 
     /// Wraps a PostgreSQL store, migrating its schema to this build's version.
-    init(postgres: PostgresBackend, logger: Logger) throws {
+    init(postgres: PostgresBackend, logger: Logger) async throws {
         self.backend = postgres
         self.sqlite = nil
         self.logger = logger
         self.readOnlyPath = nil
-        try PostgresMigrations.migrate(postgres)
+        try await postgres.checkConnection()
+        try await PostgresMigrations.migrate(postgres)
     }
 
     /// Wraps an open connection, migrating the schema to this build's version.
@@ -49,7 +49,7 @@ public final class FingerprintStore: Sendable {
     /// - Throws: ``StoreError/newerSchema(path:unknownMigrations:)`` when the database was written by a
     ///   newer beaconfix; the file is left untouched.
     init(writer: any DatabaseWriter, logger: Logger, readOnlyPath: String? = nil) throws {
-        self.backend = SQLiteBackend(writer: writer)
+        self.backend = SQLiteBackend(writer: writer, logger: logger)
         self.sqlite = writer
         self.logger = logger
         self.readOnlyPath = readOnlyPath
@@ -74,18 +74,18 @@ public final class FingerprintStore: Sendable {
     ///
     /// - Throws: ``StoreError/cannotConnect(location:reason:)`` when PostgreSQL cannot be reached,
     ///   ``StoreError/invalidInput(_:)`` for a malformed URL, and the errors of ``open(path:logger:)``.
-    public static func open(location: String, logger: Logger) throws -> FingerprintStore {
+    public static func open(location: String, logger: Logger) async throws -> FingerprintStore {
         if let url = try PostgresLocation(url: location) {
-            return try FingerprintStore(postgres: PostgresBackend(url: url, logger: logger), logger: logger)
+            return try await FingerprintStore(postgres: PostgresBackend(url: url, logger: logger), logger: logger)
         }
         return try open(path: location, logger: logger)
     }
 
     /// Opens the store named by `location` for a process that only reads it (positiond): a PostgreSQL URL,
     /// or a file path opened by ``openForReading(path:logger:)``.
-    public static func openForReading(location: String, logger: Logger) throws -> FingerprintStore {
+    public static func openForReading(location: String, logger: Logger) async throws -> FingerprintStore {
         if let url = try PostgresLocation(url: location) {
-            return try FingerprintStore(postgres: PostgresBackend(url: url, logger: logger), logger: logger)
+            return try await FingerprintStore(postgres: PostgresBackend(url: url, logger: logger), logger: logger)
         }
         return try openForReading(path: location, logger: logger)
     }
@@ -128,22 +128,17 @@ public final class FingerprintStore: Sendable {
     /// over HTTP and the tuning after their commit. A store opened read-only writes them through a
     /// connection of its own, opened on first use (everything else stays read-only to the daemon); any
     /// other store uses its writer.
-    func daemonWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        guard let readOnlyPath else { return try sqlWrite(body) }
-        return try daemonConnection(readOnlyPath).write { db in try body(SQLiteTransaction(db: db)) }
-    }
-
-    /// ``daemonWrite(_:)`` without blocking a thread of Swift's concurrency pool: what request handlers call.
-    func daemonWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+    func daemonWrite<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
         guard let readOnlyPath else { return try await sqlWrite(body) }
-        return try await daemonConnection(readOnlyPath).write { db in try body(SQLiteTransaction(db: db)) }
+        return try await daemonBackend(readOnlyPath).write(body)
     }
 
     /// The read-only store's own connection for the daemon's writes, opened on first use.
-    private func daemonConnection(_ readOnlyPath: String) throws -> DatabaseQueue {
-        try historyConnection.withLock { connection -> DatabaseQueue in
+    private func daemonBackend(_ readOnlyPath: String) throws -> SQLiteBackend {
+        try daemonConnection.withLock { connection -> SQLiteBackend in
             if let connection { return connection }
-            let opened = try Self.opening(readOnlyPath) { try DatabaseQueue(path: readOnlyPath, configuration: Self.configuration) }
+            let queue = try Self.opening(readOnlyPath) { try DatabaseQueue(path: readOnlyPath, configuration: Self.configuration) }
+            let opened = SQLiteBackend(writer: queue, logger: logger)
             connection = opened
             return opened
         }

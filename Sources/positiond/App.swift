@@ -51,7 +51,7 @@ struct App {
         // (the daemon only reads) and never created empty, or a PostgreSQL database the replicas share.
         let store: FingerprintStore
         do {
-            store = try FingerprintStore.openForReading(location: settings.databasePath, logger: logger)
+            store = try await FingerprintStore.openForReading(location: settings.databasePath, logger: logger)
         } catch let error as StoreError {
             // The store's errors name a PostgreSQL store without its password; the setting itself is never echoed.
             throw StartupError(message: "\(error)" + (error == .missingDatabase(path: settings.databasePath) ? ", or point --db (POSITIOND_DB) at an existing one" : ""))

@@ -39,11 +39,11 @@ extension Survey {
         }
 
         func run() async throws {
-            let source = try StoreOptions.open(from, creating: false, verbose: verbose, option: "--from")
-            let target = try StoreOptions.open(to, creating: true, verbose: verbose, option: "--to")
+            let source = try await StoreOptions.open(from, creating: false, verbose: verbose, option: "--from")
+            let target = try await StoreOptions.open(to, creating: true, verbose: verbose, option: "--to")
             let summaries: [VenueCopySummary]
             do {
-                summaries = try target.copyVenues(venue.isEmpty ? nil : venue, from: source)
+                summaries = try await target.copyVenues(venue.isEmpty ? nil : venue, from: source)
             } catch let error as StoreError {
                 throw CLIError("\(error); nothing was written to \(target.path)")
             }

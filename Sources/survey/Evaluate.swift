@@ -64,7 +64,7 @@ extension Survey {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
+            let fingerprintStore = try await store.open()
             let clock = ContinuousClock()
             let loadStart = clock.now
             let survey = try await fingerprintStore.survey(of: venue, scale: PositioningConfiguration.defaultScale)

@@ -25,10 +25,10 @@ extension Survey {
         var out: String
 
         func run() async throws {
-            let fingerprintStore = try store.open()
-            let details = try fingerprintStore.venue(venue)
-            let fingerprints = try fingerprintStore.exportFingerprints(of: venue)
-            let plans = try fingerprintStore.floorPlans(of: venue)
+            let fingerprintStore = try await store.open()
+            let details = try await fingerprintStore.venue(venue)
+            let fingerprints = try await fingerprintStore.exportFingerprints(of: venue)
+            let plans = try await fingerprintStore.floorPlans(of: venue)
             let directory = URL(fileURLWithPath: out, isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 

@@ -39,11 +39,11 @@ extension Survey {
                     throw CLIError("\(directory)/fingerprints.jsonl:\(index + 1): \(ScanLogDecoder.explain(error)); nothing was written")
                 }
             }
-            let fingerprintStore = try store.open(creating: true)
+            let fingerprintStore = try await store.open(creating: true)
             // Venue and fingerprints in one transaction: on any failure nothing is written.
             let summary: FingerprintImportSummary
             do {
-                summary = try fingerprintStore.importExport(venue: definition, plans: plans, fingerprints: fingerprints)
+                summary = try await fingerprintStore.importExport(venue: definition, plans: plans, fingerprints: fingerprints)
             } catch let error as StoreError {
                 throw CLIError("\(error); nothing was written")
             }

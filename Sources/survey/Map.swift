@@ -46,7 +46,7 @@ extension Survey {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
+            let fingerprintStore = try await store.open()
             let coverage = try await fingerprintStore.coverage(of: venue)
             let level = floor ?? coverage.floors.map(\.level).min() ?? 0
             guard let floorName = coverage.floors.first(where: { $0.level == level })?.name else {
@@ -57,7 +57,7 @@ extension Survey {
             case .coverage:
                 colouring = .coverage
             case .error:
-                guard let tuning = try fingerprintStore.tuning(of: venue) else {
+                guard let tuning = try await fingerprintStore.tuning(of: venue) else {
                     throw CLIError("venue '\(venue)' was never tuned, so there is no configuration to cross-validate: run 'survey tune --venue \(venue)' first, or use --color coverage")
                 }
                 let errors: [NamedSpotError]
@@ -76,7 +76,7 @@ extension Survey {
                 colouring = .error(Dictionary(uniqueKeysWithValues: errors.compactMap { error in error.meanError.map { (error.name, $0) } }))
             }
             let title = "\(venue) · \(floorName) · revision \(coverage.revision) · \(colour == .coverage ? "coverage" : "error")"
-            let plan = try fingerprintStore.floorPlans(of: venue)[level]
+            let plan = try await fingerprintStore.floorPlans(of: venue)[level]
             let svg = FloorPlanSVG(coverage: coverage, floor: level, colouring: colouring, plan: plan).render(title: title)
             do {
                 try svg.write(toFile: out, atomically: true, encoding: .utf8)

@@ -58,8 +58,8 @@ extension Survey {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
-            let details = try fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
+            let fingerprintStore = try await store.open()
+            let details = try await fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
             var walk: WalkingSurvey?
             if let path {
                 do {
@@ -75,7 +75,7 @@ extension Survey {
             }
             let summary: RecordSummary
             do {
-                summary = try fingerprintStore.record(
+                summary = try await fingerprintStore.record(
                     from: input, into: venue,
                     options: RecordOptions(
                         windowSize: window, operator: surveyor, sourceFile: file == "-" ? nil : file,

@@ -23,7 +23,7 @@ extension Survey {
 
         func run() async throws {
             if let session { return try await sessionStats(session) }
-            let stats = try store.open().stats(of: venue)
+            let stats = try await store.open().stats(of: venue)
             if output.json { return try Output.json(stats) }
             print("""
                 Venue '\(stats.venue)', revision \(stats.revision): \(stats.floors) floors, \(stats.spots) spots, \

@@ -36,11 +36,11 @@ extension Survey {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
-            let current = try fingerprintStore.venue(venue).revision
+            let fingerprintStore = try await store.open()
+            let current = try await fingerprintStore.venue(venue).revision
             let tuning: StoredTuning
             if show {
-                guard let stored = try fingerprintStore.tuning(of: venue) else {
+                guard let stored = try await fingerprintStore.tuning(of: venue) else {
                     throw CLIError("venue '\(venue)' was never tuned: it uses the default configuration; run 'survey tune --venue \(venue)'")
                 }
                 tuning = stored

@@ -16,68 +16,68 @@ struct BackendTests {
 
     /// A fresh, migrated database on `engine`: an in-memory SQLite one, or a schema of its own in the test
     /// PostgreSQL database (tests run in parallel, so each gets a new one).
-    static func backend(_ engine: StoreEngine) throws -> any StoreBackend {
+    static func backend(_ engine: StoreEngine) async throws -> any StoreBackend {
         switch engine {
         case .sqlite:
             let queue = try DatabaseQueue()
             try StoreMigrations.migrator.migrate(queue)
-            return SQLiteBackend(writer: queue)
+            return SQLiteBackend(writer: queue, logger: logger)
         case .postgresql:
-            let backend = try emptyPostgresSchema()
-            try PostgresMigrations.migrate(backend)
+            let backend = try await emptyPostgresSchema()
+            try await PostgresMigrations.migrate(backend)
             return backend
         }
     }
 
     /// A new, empty schema of its own in the test PostgreSQL database, not migrated.
-    static func emptyPostgresSchema() throws -> PostgresBackend {
+    static func emptyPostgresSchema() async throws -> PostgresBackend {
         let text = try #require(postgresURL)
         let url = try #require(try PostgresLocation(url: text))
         let schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try PostgresBackend(url: url, logger: logger).write { try $0.execute("CREATE SCHEMA \(schema)") }
+        try await PostgresBackend(url: url, logger: logger).write { try await $0.execute("CREATE SCHEMA \(schema)") }
         return PostgresBackend(url: url, schema: schema, logger: logger)
     }
 
     static var engines: [StoreEngine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgresql] }
 
     /// A fresh store on `engine`: in memory on SQLite, a schema of its own on the test PostgreSQL.
-    static func store(_ engine: StoreEngine) throws -> FingerprintStore {
+    static func store(_ engine: StoreEngine) async throws -> FingerprintStore {
         switch engine {
         case .sqlite:
             return try FingerprintStore.inMemory(logger: logger)
         case .postgresql:
-            guard let postgres = try backend(.postgresql) as? PostgresBackend else { throw StoreError.invalidInput("not a PostgreSQL backend") }
-            return try FingerprintStore(postgres: postgres, logger: logger)
+            guard let postgres = try await backend(.postgresql) as? PostgresBackend else { throw StoreError.invalidInput("not a PostgreSQL backend") }
+            return try await FingerprintStore(postgres: postgres, logger: logger)
         }
     }
 
     @Test("API keys on both engines: created with a token shown once, listed, revoked once, and what authentication reads", arguments: engines)
     func apiKeys(engine: StoreEngine) async throws {
         // Given a fresh store with no key
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         #expect(try await store.authenticationState().anyKeyCreated == false)
         // When two keys are created
-        let app = try store.createKey(name: "app", scope: .locate)
-        let ops = try store.createKey(name: "ops", scope: .admin)
+        let app = try await store.createKey(name: "app", scope: .locate)
+        let ops = try await store.createKey(name: "ops", scope: .admin)
         // Then they are listed as created, to the millisecond, and only their hashes are kept
-        #expect(try store.keys() == [app.key, ops.key])
-        #expect(try store.activeKeyHashes() == [FingerprintStore.hash(token: app.token): .locate, FingerprintStore.hash(token: ops.token): .admin])
+        await #expect(try store.keys() == [app.key, ops.key])
+        await #expect(try store.activeKeyHashes() == [FingerprintStore.hash(token: app.token): .locate, FingerprintStore.hash(token: ops.token): .admin])
         // When one is revoked
-        let revoked = try store.revokeKey(id: app.key.id)
+        let revoked = try await store.revokeKey(id: app.key.id)
         // Then it is listed as revoked, no longer authenticates, and cannot be revoked again; an unknown id is refused
-        let listed = try store.keys()
+        let listed = try await store.keys()
         #expect(revoked.revokedAt != nil && listed.first == revoked)
         let state = try await store.authenticationState()
         #expect(state.anyKeyCreated && state.active == [FingerprintStore.hash(token: ops.token): .admin])
-        #expect(throws: StoreError.conflict("API key \(app.key.id) is already revoked")) { try store.revokeKey(id: app.key.id) }
-        #expect(throws: StoreError.invalidInput("there is no API key 999")) { try store.revokeKey(id: 999) }
-        #expect(throws: StoreError.invalidInput("a key needs a name")) { try store.createKey(name: " ", scope: .admin) }
+        await #expect(throws: StoreError.conflict("API key \(app.key.id) is already revoked")) { try await store.revokeKey(id: app.key.id) }
+        await #expect(throws: StoreError.invalidInput("there is no API key 999")) { try await store.revokeKey(id: 999) }
+        await #expect(throws: StoreError.invalidInput("a key needs a name")) { try await store.createKey(name: " ", scope: .admin) }
     }
 
     @Test("the venue listing, revisions and readiness that the daemon polls read the same on both engines", arguments: engines)
     func venueListing(engine: StoreEngine) async throws {
         // Given a store with two venues written through the seam, one with a floor, a beacon per status and a spot
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         let (none, noRevisions) = (try await store.venues(), try await store.revisions())
         #expect(none.isEmpty && noRevisions.isEmpty)
         let reachable = await store.isReachable()
@@ -85,17 +85,17 @@ struct BackendTests {
         let updated = SQLValue.storedPrecision(Date(timeIntervalSince1970: 1_795_000_000.5))
         try await store.sqlWrite { transaction in
             for (id, revision) in [("hall", 4), ("annex", 1)] {
-                try transaction.execute(
+                try await transaction.execute(
                     "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?)",
                     [.text(id), .text(id.capitalized), .integer(Int64(revision)), SQLValue(updated), SQLValue(updated)])
             }
-            try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
+            try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
             for (minor, status) in [(1, "active"), (2, "retired")] {
-                try transaction.execute(
+                try await transaction.execute(
                     "INSERT INTO beacon (venueId, uuid, major, minor, status) VALUES ('hall', 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', 1, ?, ?)",
                     [.integer(Int64(minor)), .text(status)])
             }
-            try transaction.execute("INSERT INTO spot (venueId, name, x, y, floor) VALUES ('hall', 'a', 0, 0, 0)")
+            try await transaction.execute("INSERT INTO spot (venueId, name, x, y, floor) VALUES ('hall', 'a', 0, 0, 0)")
         }
         // When the daemon lists them (on its async path) and polls the revisions
         let venues = try await store.venues()
@@ -112,23 +112,23 @@ struct BackendTests {
         // Given a tuning of the fixture hall (tuned on SQLite) and a store on `engine` holding the venue at revision 2
         let (_, survey) = try await TuningStoreTests.recorded(.sqlite)
         let result = try TuningStoreTests.tune(survey)
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         try await store.sqlWrite { transaction in
-            try transaction.execute(
+            try await transaction.execute(
                 "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 2, ?, ?)",
                 [SQLValue(Date()), SQLValue(Date())])
         }
-        #expect(try store.tuning(of: "hall") == nil)
-        #expect(throws: StoreError.unknownVenue("atlantis")) { try store.tuning(of: "atlantis") }
+        await #expect(try store.tuning(of: "hall") == nil)
+        await #expect(throws: StoreError.unknownVenue("atlantis")) { try await store.tuning(of: "atlantis") }
         // When it is saved for revision 2
-        let saved = try store.saveTuning(result, of: "hall", surveyRevision: 2, seconds: 1.5)
+        let saved = try await store.saveTuning(result, of: "hall", surveyRevision: 2, seconds: 1.5)
         // Then it bumped the revision, and reads back equal to what was saved
         let revisions: [String: Int] = try await store.revisions()
         #expect(saved.revision == 3 && revisions["hall"] == 3)
-        #expect(try store.tuning(of: "hall") == saved)
+        await #expect(try store.tuning(of: "hall") == saved)
         // And a tuning of the survey as it was at revision 2 is refused now, and nothing changes
-        #expect(throws: StoreError.self) { try store.saveTuning(result, of: "hall", surveyRevision: 2, seconds: 1) }
-        #expect(try store.tuning(of: "hall") == saved)
+        await #expect(throws: StoreError.self) { try await store.saveTuning(result, of: "hall", surveyRevision: 2, seconds: 1) }
+        await #expect(try store.tuning(of: "hall") == saved)
     }
 
     @Test("dates are stored as seconds since the Unix epoch, to the millisecond, and read back the same")
@@ -154,17 +154,17 @@ struct BackendTests {
     }
 
     @Test("values go in and come back the same on both engines: integers, numbers, text, bytes, nulls", arguments: engines)
-    func valuesRoundTrip(engine: StoreEngine) throws {
+    func valuesRoundTrip(engine: StoreEngine) async throws {
         // Given a migrated database
-        let backend = try Self.backend(engine)
+        let backend = try await Self.backend(engine)
         let image = Data([0x89, 0x50, 0x4E, 0x47, 0, 255, 7])
         // When a venue, a floor and a plan are written with a parameter of every kind
-        try backend.write { transaction in
-            try transaction.execute(
+        try await backend.write { transaction in
+            try await transaction.execute(
                 "INSERT INTO venue (id, name, revision, createdAt, updatedAt, geoLat) VALUES (?, ?, ?, ?, ?, ?)",
                 [.text("hall"), .text("Hall 'A'?"), .integer(3), .real(1_795_417_200), .real(1_795_417_200), .null])
-            try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES (?, ?, ?)", [.text("hall"), .integer(-1), .text("Basement")])
-            try transaction.execute(
+            try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES (?, ?, ?)", [.text("hall"), .integer(-1), .text("Basement")])
+            try await transaction.execute(
                 """
                 INSERT INTO floorPlan (venueId, level, image, mediaType, data, topLeftX, topLeftY, bottomRightX, bottomRightY,
                 topRightX, topRightY, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -173,8 +173,8 @@ struct BackendTests {
                  .real(41.25), .real(-1), .real(41.25), .real(25), .real(1_795_417_200)])
         }
         // Then they read back as they were written, found by the names the SQL gives them
-        let rows = try backend.read { transaction in
-            try transaction.rows(
+        let rows = try await backend.read { transaction in
+            try await transaction.rows(
                 "SELECT v.name, v.revision, v.geoLat, p.data, p.topLeftX, p.level FROM venue v JOIN floorPlan p ON p.venueId = v.id WHERE v.id = ?",
                 [.text("hall")])
         }
@@ -188,54 +188,54 @@ struct BackendTests {
     }
 
     @Test("a transaction whose body throws leaves nothing behind, and the constraints hold", arguments: engines)
-    func rollback(engine: StoreEngine) throws {
+    func rollback(engine: StoreEngine) async throws {
         // Given a migrated database
-        let backend = try Self.backend(engine)
+        let backend = try await Self.backend(engine)
         struct Abandoned: Error {}
         // When a transaction writes a venue and then fails
-        #expect(throws: Abandoned.self) {
-            try backend.write { transaction in
-                try transaction.execute(
+        await #expect(throws: Abandoned.self) {
+            try await backend.write { transaction in
+                try await transaction.execute(
                     "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
                     [.text("gone"), .text("Gone"), .real(1_795_417_200), .real(1_795_417_200)])
                 throw Abandoned()
             }
         }
         // Then the venue is not there, and the next transaction works on the same connection pool
-        #expect(try backend.read { try $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
+        await #expect(try backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
         // And a beacon outside 0...65535 is refused by the schema on both engines
-        #expect(throws: (any Error).self) {
-            try backend.write { transaction in
-                try transaction.execute(
+        await #expect(throws: (any Error).self) {
+            try await backend.write { transaction in
+                try await transaction.execute(
                     "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
                     [.text("v"), .text("V"), .real(1_795_417_200), .real(1_795_417_200)])
-                try transaction.execute(
+                try await transaction.execute(
                     "INSERT INTO beacon (venueId, uuid, major, minor) VALUES (?, ?, ?, ?)",
                     [.text("v"), .text("B9407F30-F5F8-466E-AFF9-25556B57FE6D"), .integer(1), .integer(70000)])
             }
         }
-        #expect(try backend.read { try $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
+        await #expect(try backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
     }
 
     @Test("PostgreSQL: migrating twice changes nothing; a database with a migration this build does not know is refused",
           .enabled(if: postgresURL != nil, "needs BEACONFIX_TEST_POSTGRES: run under scripts/with-postgres.sh, as make test does"))
-    func postgresMigrations() throws {
+    func postgresMigrations() async throws {
         // Given a migrated database
-        let backend = try Self.backend(.postgresql)
-        #expect(try PostgresMigrations.applied(backend).sorted() == StoreMigrations.migrator.migrations.sorted())
+        let backend = try await Self.backend(.postgresql)
+        await #expect(try PostgresMigrations.applied(backend).sorted() == StoreMigrations.migrator.migrations.sorted())
         // When it is migrated again, nothing changes
-        try PostgresMigrations.migrate(backend)
-        #expect(try PostgresMigrations.applied(backend).count == StoreMigrations.migrator.migrations.count)
+        try await PostgresMigrations.migrate(backend)
+        await #expect(try PostgresMigrations.applied(backend).count == StoreMigrations.migrator.migrations.count)
         // When a newer beaconfix has added a migration
-        try backend.write { try $0.execute("INSERT INTO beaconfix_migrations (identifier) VALUES ('v99: from the future')") }
+        try await backend.write { try await $0.execute("INSERT INTO beaconfix_migrations (identifier) VALUES ('v99: from the future')") }
         // Then this build refuses it, naming the migration, and changes nothing
-        #expect(throws: StoreError.newerSchema(path: backend.location, unknownMigrations: ["v99: from the future"])) {
-            try PostgresMigrations.migrate(backend)
+        await #expect(throws: StoreError.newerSchema(path: backend.location, unknownMigrations: ["v99: from the future"])) {
+            try await PostgresMigrations.migrate(backend)
         }
     }
 
     @Test("PostgreSQL: the password never shows in the store's name; an unreachable server is a sentence without it")
-    func postgresLocation() throws {
+    func postgresLocation() async throws {
         // Given a URL with a password
         let url = try #require(try PostgresLocation(url: "postgres://ops:s3cret@127.0.0.1:1/beaconfix"))
         // Then its description hides the password, and a file path is not a PostgreSQL location
@@ -246,7 +246,7 @@ struct BackendTests {
         // When nothing listens there
         let backend = PostgresBackend(url: url, logger: Self.logger)
         do {
-            try backend.read { _ in }
+            try await backend.read { _ in }
             Issue.record("port 1 must refuse the connection")
         } catch let error as StoreError {
             // Then the error names the store without its password
@@ -266,35 +266,35 @@ struct BackendTests {
     @Test("a copy between any two engines reproduces the venue, its plans, zones, fingerprints and tuning exactly; a second copy writes nothing", arguments: enginePairs)
     func copy(from sourceEngine: StoreEngine, to targetEngine: StoreEngine) async throws {
         // Given a recorded, tuned hall with a retired beacon, a zone polygon and a floor plan on the source engine
-        let source = try Self.store(sourceEngine)
+        let source = try await Self.store(sourceEngine)
         var venue = StoreFixtures.venue
         venue.zones = [ZoneArea(name: "west", floor: 0, polygon: [.init(x: -1, y: -1), .init(x: 6, y: -1), .init(x: 6, y: 1), .init(x: -1, y: 1)])]
-        _ = try source.importVenue(venue)
+        _ = try await source.importVenue(venue)
         let placement = FloorPlanPlacement(image: "ground.svg", topLeft: .init(x: 0, y: 10), bottomRight: .init(x: 12, y: 0))
         let image = FloorPlanImage(data: Data("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 120 100'/>".utf8), mediaType: .svg)
-        try source.setFloorPlan(venue: "hall", level: 0, placement: placement, image: image)
-        _ = try source.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        _ = try source.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(3), new: nil), scale: PositioningConfiguration.defaultScale)
+        try await source.setFloorPlan(venue: "hall", level: 0, placement: placement, image: image)
+        _ = try await source.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        _ = try await source.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(3), new: nil), scale: PositioningConfiguration.defaultScale)
         let (_, survey) = try await TuningStoreTests.recorded(.sqlite)
-        _ = try source.saveTuning(try TuningStoreTests.tune(survey), of: "hall", surveyRevision: try source.venue("hall").revision, seconds: 2)
+        _ = try await source.saveTuning(try TuningStoreTests.tune(survey), of: "hall", surveyRevision: try source.venue("hall").revision, seconds: 2)
         // When it is copied to a fresh store on the target engine
-        let target = try Self.store(targetEngine)
-        let summaries = try target.copyVenues(nil, from: source)
+        let target = try await Self.store(targetEngine)
+        let summaries = try await target.copyVenues(nil, from: source)
         // Then the target holds the same venue, plans, fingerprints and tuning, the tuning current at its revision
         #expect(summaries.map(\.venue) == ["hall"] && summaries[0].fingerprints == 6 && summaries[0].floorPlans == 1 && summaries[0].tuned)
-        let (copied, original) = (try target.venue("hall"), try source.venue("hall"))
+        let (copied, original) = await (try target.venue("hall"), try source.venue("hall"))
         #expect(copied.definition(includingRetired: true) == original.definition(includingRetired: true))
         #expect(copied.zoneAreas == original.zoneAreas && copied.beacons == original.beacons)
-        #expect(try target.floorPlans(of: "hall") == source.floorPlans(of: "hall"))
-        #expect(try target.exportFingerprints(of: "hall") == source.exportFingerprints(of: "hall"))
-        let tuning = try #require(try target.tuning(of: "hall"))
-        #expect(tuning.result == (try source.tuning(of: "hall"))?.result && tuning.revision == copied.revision && copied.revision == summaries[0].revision)
+        await #expect(try target.floorPlans(of: "hall") == source.floorPlans(of: "hall"))
+        await #expect(try target.exportFingerprints(of: "hall") == source.exportFingerprints(of: "hall"))
+        let tuning = try await #require(try target.tuning(of: "hall"))
+        await #expect(tuning.result == (try source.tuning(of: "hall"))?.result && tuning.revision == copied.revision && copied.revision == summaries[0].revision)
         // And copying again is refused, leaving the target as it was
-        let before = try StoreFixtures.snapshot(target)
-        #expect(throws: StoreError.conflict("venue 'hall' already has fingerprints; import into a fresh database or another --db")) {
-            try target.copyVenues(["hall"], from: source)
+        let before = try await StoreFixtures.snapshot(target)
+        await #expect(throws: StoreError.conflict("venue 'hall' already has fingerprints; import into a fresh database or another --db")) {
+            try await target.copyVenues(["hall"], from: source)
         }
-        #expect(try StoreFixtures.snapshot(target) == before)
-        #expect(throws: StoreError.unknownVenue("atlantis")) { try target.copyVenues(["atlantis"], from: source) }
+        await #expect(try StoreFixtures.snapshot(target) == before)
+        await #expect(throws: StoreError.unknownVenue("atlantis")) { try await target.copyVenues(["atlantis"], from: source) }
     }
 }

@@ -8,9 +8,9 @@ import Testing
 /// heatmaps answer from it, against numbers worked out by hand.
 @Suite("Store: visitor history and its analytics")
 struct HistoryStoreTests {
-    static func store(_ engine: StoreEngine) throws -> FingerprintStore {
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
+    static func store(_ engine: StoreEngine) async throws -> FingerprintStore {
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
         return store
     }
 
@@ -21,7 +21,7 @@ struct HistoryStoreTests {
     @Test("visits opened in one batch and closed in the next are one row; dwell counts visits of at least the minimum, with nearest-rank percentiles", arguments: BackendTests.engines)
     func dwell(engine: StoreEngine) async throws {
         // Given visits of 10 devices to 'west' lasting 10, 20, ..., 100 s, opened in one batch and closed in the next
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         try await store.recordHistory(["hall": VenueHistoryBatch(visits: (1...10).map { Self.visit("d\($0)", "west", 1000, nil) })])
         try await store.recordHistory(["hall": VenueHistoryBatch(visits: (1...10).map { Self.visit("d\($0)", "west", 1000, 1000 + 10 * Double($0)) })])
         // And one short visit to 'east' and one still open there
@@ -51,7 +51,7 @@ struct HistoryStoreTests {
             ("west", 1050, 7.125), ("west", 86_400 + 500, 10), ("west", 86_400 + 510, 10.9), ("west", 86_400 + 520, 3.25),
             ("east", 1100, 0.5), ("east", 86_400 + 600, 2.5), ("east", 2 * 86_400 + 100, 2.5), ("east", 2 * 86_400 + 200, 60.75),
         ]
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         try await store.recordHistory(["hall": VenueHistoryBatch(visits: durations.enumerated().map { index, visit in
             Self.visit("d\(index)", visit.zone, visit.entered, visit.entered + visit.seconds)
         })])
@@ -87,7 +87,7 @@ struct HistoryStoreTests {
     @Test("a funnel follows each device's first entry into each step, within the time limit, with the median gap", arguments: BackendTests.engines)
     func funnel(engine: StoreEngine) async throws {
         // Given d1 and d2 go west then east (after 100 s and 300 s), d3 goes west then east too late, d4 only east
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         try await store.recordHistory(["hall": VenueHistoryBatch(visits: [
             Self.visit("d1", "west", 1000, 1050), Self.visit("d1", "east", 1100, 1200),
             Self.visit("d2", "west", 2000, 2100), Self.visit("d2", "east", 2300, 2400),
@@ -109,7 +109,7 @@ struct HistoryStoreTests {
     @Test("trace points add their seconds to hourly 1 m cells, merged into larger cells on request; presence counts the newest sighting per device", arguments: BackendTests.engines)
     func heatmapAndPresence(engine: StoreEngine) async throws {
         // Given trace points at (0.5, 0.5) worth 10 s twice, (1.5, 0.2) worth 5 s and (-0.5, 3) worth 7 s in one hour
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         let hour = 3600.0 * 500_000
         func point(_ device: String, _ t: Double, _ x: Double, _ y: Double, _ seconds: Double) -> DeviceTracePoint {
             DeviceTracePoint(device: device, point: TracePoint(time: hour + t, floor: 0, x: x, y: y, zone: "west", seconds: seconds))
@@ -148,16 +148,16 @@ struct HistoryStoreTests {
     @Test("devices are stored as pseudonyms, never as sent; switching a venue off drops its batches; retention and abandoned visits", arguments: BackendTests.engines)
     func privacyAndMaintenance(engine: StoreEngine) async throws {
         // Given a visit of 'alice-phone' and a sighting
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         try await store.recordHistory(["hall": VenueHistoryBatch(
             visits: [Self.visit("alice-phone", "west", 1000, nil)],
             sightings: [DeviceSighting(device: "alice-phone", time: 1090, floor: 0, zone: "west")])])
         // Then no stored value holds the id as sent
-        let stored = try Self.storedValues(store)
+        let stored = try await Self.storedValues(store)
         #expect(!stored.contains(.text("alice-phone")) && stored.contains(where: { if case .integer = $0 { true } else { false } }))
 
         // When the replica that opened the visit is gone and the device was last seen before the cutoff
-        let closed = try store.closeAbandonedVisits(lastSeenBefore: 2000)
+        let closed = try await store.closeAbandonedVisits(lastSeenBefore: 2000)
         // Then the visit is closed at its last sighting
         #expect(closed == 1)
         #expect(try await store.dwell(of: "hall", from: 0, to: 5000, minimumVisit: 0).zones == [ZoneDwell(zone: "west", visits: 1, median: 90, p90: 90, mean: 90)])
@@ -171,22 +171,24 @@ struct HistoryStoreTests {
         #expect(try await store.dwell(of: "hall", from: 0, to: 5000, minimumVisit: 0).zones.map(\.visits) == [1])
 
         // When retention deletes what is older than 1500
-        let deleted = try store.pruneHistory(before: 1500)
+        let deleted = try await store.pruneHistory(before: 1500)
         // Then the visit (entered at 1000) and the sighting (1090) are gone
         #expect(deleted == 2)
         #expect(try await store.dwell(of: "hall", from: 0, to: 5000, minimumVisit: 0).zones.isEmpty)
     }
 
-    /// Every value of the history's device tables (a synchronous read, outside the async test).
-    static func storedValues(_ store: FingerprintStore) throws -> [SQLValue] {
-        try store.sqlRead { transaction in
-            try ["zoneVisit", "devicePresence"].flatMap { table in try transaction.rows("SELECT * FROM \(table)", []).flatMap(\.values) }
+    /// Every value of the history's device tables.
+    static func storedValues(_ store: FingerprintStore) async throws -> [SQLValue] {
+        try await store.sqlRead { transaction in
+            var values: [SQLValue] = []
+            for table in ["zoneVisit", "devicePresence"] { values += try await transaction.rows("SELECT * FROM \(table)", []).flatMap(\.values) }
+            return values
         }
     }
 
     @Test("bad periods, windows and cells are refused with a sentence", arguments: BackendTests.engines)
     func refusals(engine: StoreEngine) async throws {
-        let store = try Self.store(engine)
+        let store = try await Self.store(engine)
         await #expect(throws: StoreError.invalidInput("from must be before to")) { try await store.dwell(of: "hall", from: 10, to: 10, minimumVisit: 0) }
         await #expect(throws: StoreError.self) { try await store.presence(of: "hall", window: 0) }
         await #expect(throws: StoreError.self) { try await store.heatmap(of: "hall", floor: 0, cell: 0, from: 0, to: 10) }

@@ -26,7 +26,7 @@ struct NotificationTests {
     @Test("the listener says it listens, then delivers revision bumps, key changes and broadcasts as they commit")
     func delivers() async throws {
         // Given a shared store and a listener that has started listening
-        let store = try BackendTests.store(.postgresql)
+        let store = try await BackendTests.store(.postgresql)
         let listener = try #require(store.listener())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await listener.run() }
@@ -34,11 +34,11 @@ struct NotificationTests {
             #expect(try await Self.next(&changes) { _ in true } == .listening)
             // When a venue's revision is bumped in a transaction that rolls back, then in one that commits
             let venue = "venue-" + UUID().uuidString
-            try? store.backend.write { transaction in
-                try store.bumpRevision(of: venue, transaction)
+            try? await store.backend.write { transaction in
+                try await store.bumpRevision(of: venue, transaction)
                 throw StoreError.conflict("rolled back on purpose")
             }
-            try store.backend.write { try store.bumpRevision(of: venue, $0) }
+            try await store.backend.write { try await store.bumpRevision(of: venue, $0) }
             // Then the committed one arrives, once: none more comes before a marker broadcast after both
             #expect(try await Self.next(&changes) { $0 == .revision(venue: venue) } == .revision(venue: venue))
             let marker = "marker " + UUID().uuidString
@@ -50,9 +50,9 @@ struct NotificationTests {
             }
             #expect(!between.contains(.revision(venue: venue)))
             // When a key is created and revoked
-            let key = try store.createKey(name: "replica test", scope: .locate)
+            let key = try await store.createKey(name: "replica test", scope: .locate)
             #expect(try await Self.next(&changes) { $0 == .keys } == .keys)
-            _ = try store.revokeKey(id: key.key.id)
+            _ = try await store.revokeKey(id: key.key.id)
             #expect(try await Self.next(&changes) { $0 == .keys } == .keys)
             // When this listener broadcasts
             let payload = "hello " + UUID().uuidString
@@ -65,7 +65,7 @@ struct NotificationTests {
 
     @Test("a payload PostgreSQL could not carry is refused before it is sent, naming the limit")
     func tooLong() async throws {
-        let store = try BackendTests.store(.postgresql)
+        let store = try await BackendTests.store(.postgresql)
         let listener = try #require(store.listener())
         await #expect(throws: StoreError.invalidInput("a broadcast carries at most 7999 bytes; this one has 8000")) {
             try await listener.broadcast(String(repeating: "x", count: 8000))
@@ -75,7 +75,7 @@ struct NotificationTests {
     @Test("a listener whose session is killed says so without the password, reconnects, and says it listens again")
     func reconnects() async throws {
         // Given a listener listening, on a URL that carries a password (the test server trusts loopback)
-        let store = try BackendTests.store(.postgresql)
+        let store = try await BackendTests.store(.postgresql)
         var url = try #require(store.backend as? PostgresBackend).url
         url.password = "s3cret-pw"
         let listener = StoreListener(connection: PostgresListenerConnection(url: url, logger: BackendTests.logger))
@@ -85,8 +85,8 @@ struct NotificationTests {
             #expect(try await Self.next(&changes) { _ in true } == .listening)
             // When PostgreSQL terminates its session (as a restart or a failover would)
             let name = listener.connection.applicationName
-            let terminated = try store.backend.write { transaction in
-                try transaction.rows("SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = ?", [.text(name)])
+            let terminated = try await store.backend.write { transaction in
+                try await transaction.rows("SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = ?", [.text(name)])
             }
             #expect(terminated.count == 1)
             // Then it reports the loss, without the password, and listens again
@@ -107,7 +107,7 @@ struct NotificationTests {
     @Test("a listener that cannot reach the server keeps trying, with pauses that double, and never shows the password")
     func unreachable() async throws {
         // Given a URL of a port where nothing listens (a closed port of loopback), with a password
-        let store = try BackendTests.store(.postgresql)
+        let store = try await BackendTests.store(.postgresql)
         let postgres = try #require(store.backend as? PostgresBackend)
         var url = postgres.url
         url.port = 1

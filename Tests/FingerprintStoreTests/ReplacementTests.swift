@@ -45,10 +45,10 @@ struct ReplacementTests {
     let newBeacon = try! BeaconID(parsing: "B9407F30-F5F8-466E-AFF9-25556B57FE6D:7:77")
 
     /// A store holding the p12 venue and survey, and the beacon seen at the most survey spots.
-    func surveyedStore(_ engine: StoreEngine) throws -> (FingerprintStore, BeaconID) {
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(try UJI.venue())
-        _ = try store.record(
+    func surveyedStore(_ engine: StoreEngine) async throws -> (FingerprintStore, BeaconID) {
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(try UJI.venue())
+        _ = try await store.record(
             try UJI.lines("survey.jsonl").labelled, into: "uji-geo-p12",
             options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
         var spotsSeeing: [BeaconID: Set<String>] = [:]
@@ -87,7 +87,7 @@ struct ReplacementTests {
     @Test("a replaced beacon positions as well as the intact survey; removing it is the fallback", arguments: BackendTests.engines)
     func fourFigures(engine: StoreEngine) async throws {
         // Given the p12 survey and its busiest beacon, swapped in the test walk for a new identity 6 dB louder
-        let (store, old) = try surveyedStore(engine)
+        let (store, old) = try await surveyedStore(engine)
         let test = try UJI.lines("test.jsonl")
         let modifiedTest = test.replacing(old, by: newBeacon, gain: 6)
         let calibration = try calibrationWalk(near: old, spots: 5).replacing(old, by: newBeacon, gain: 6)
@@ -97,12 +97,12 @@ struct ReplacementTests {
         // (1) the modified walk against the unchanged survey: the replacement is simply unknown
         let unknownReplacement = try await meanError(store, test: modifiedTest)
         // (2) after removing the old beacon
-        let removal = try store.replaceBeacon(
+        let removal = try await store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: nil), scale: configuration.builder.scale)
         let removed = try await meanError(store, test: modifiedTest)
-        _ = try store.undoReplacement(removal.id!, venue: "uji-geo-p12")
+        _ = try await store.undoReplacement(removal.id!, venue: "uji-geo-p12")
         // (3) after replacing it with the 5-spot calibration
-        let replacement = try store.replaceBeacon(
+        let replacement = try await store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: newBeacon, calibration: try calibration.labelled),
             scale: configuration.builder.scale)
         let replaced = try await meanError(store, test: modifiedTest)
@@ -124,12 +124,12 @@ struct ReplacementTests {
     }
 
     @Test("a calibration too thin to trust is refused, and --force overrides", arguments: BackendTests.engines)
-    func thinCalibration(engine: StoreEngine) throws {
-        let (store, old) = try surveyedStore(engine)
-        let before = try StoreFixtures.snapshot(store)
+    func thinCalibration(engine: StoreEngine) async throws {
+        let (store, old) = try await surveyedStore(engine)
+        let before = try await StoreFixtures.snapshot(store)
         let thin = try calibrationWalk(near: old, spots: 2).replacing(old, by: newBeacon, gain: 6).labelled
         do {
-            _ = try store.replaceBeacon(
+            _ = try await store.replaceBeacon(
                 ReplacementRequest(venue: "uji-geo-p12", old: old, new: newBeacon, calibration: thin),
                 scale: configuration.builder.scale)
             Issue.record("a 2-spot calibration must be refused")
@@ -137,8 +137,8 @@ struct ReplacementTests {
             #expect(error.description.contains("too thin to trust"))
             #expect(error.description.contains("only 2 calibration spots"))
         }
-        #expect(try StoreFixtures.snapshot(store) == before, "a refused replacement writes nothing")
-        let forced = try store.replaceBeacon(
+        await #expect(try StoreFixtures.snapshot(store) == before, "a refused replacement writes nothing")
+        let forced = try await store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: newBeacon, calibration: thin, force: true),
             scale: configuration.builder.scale)
         #expect(forced.forced)
@@ -147,23 +147,23 @@ struct ReplacementTests {
     @Test("undo restores the exact previous entries and bumps the revision again", arguments: BackendTests.engines)
     func undoRestoresExactly(engine: StoreEngine) async throws {
         // Given the surveyed store, snapshotted
-        let (store, old) = try surveyedStore(engine)
-        let before = try StoreFixtures.snapshot(store).filter { !$0.hasPrefix("venue:") && !$0.hasPrefix("beacon:") }
-        let beaconsBefore = try store.venue("uji-geo-p12").activeBeacons
+        let (store, old) = try await surveyedStore(engine)
+        let before = try await StoreFixtures.snapshot(store).filter { !$0.hasPrefix("venue:") && !$0.hasPrefix("beacon:") }
+        let beaconsBefore = try await store.venue("uji-geo-p12").activeBeacons
         let revisionBefore = try await store.revisions()["uji-geo-p12"]!
         // When a calibrated replacement is made and undone
         let calibration = try calibrationWalk(near: old, spots: 5).replacing(old, by: newBeacon, gain: 6).labelled
-        let replacement = try store.replaceBeacon(
+        let replacement = try await store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: newBeacon, calibration: calibration, operator: "ops"),
             scale: configuration.builder.scale)
-        #expect(try store.venue("uji-geo-p12").activeBeacons.contains { $0.id == newBeacon })
-        let undone = try store.undoReplacement(replacement.id!, venue: "uji-geo-p12")
+        await #expect(try store.venue("uji-geo-p12").activeBeacons.contains { $0.id == newBeacon })
+        let undone = try await store.undoReplacement(replacement.id!, venue: "uji-geo-p12")
         // Then every fingerprint entry is as before, the old beacon is active and the new one out of matching
-        let after = try StoreFixtures.snapshot(store).filter {
+        let after = try await StoreFixtures.snapshot(store).filter {
             !$0.hasPrefix("venue:") && !$0.hasPrefix("beacon:") && !$0.hasPrefix("beaconReplacement:") && !$0.hasPrefix("replacementEntry:")
         }
         #expect(after == before)
-        #expect(try store.venue("uji-geo-p12").activeBeacons == beaconsBefore)
+        await #expect(try store.venue("uji-geo-p12").activeBeacons == beaconsBefore)
         #expect(try await store.revisions()["uji-geo-p12"] == revisionBefore + 2)
         #expect(undone.undoneAt != nil)
         // And the audit trail keeps both, newest first
@@ -172,74 +172,74 @@ struct ReplacementTests {
         #expect(trail.first?.operator == "ops")
         #expect(trail.first?.calibration?.evidence.count == 5)
         // And undoing twice is refused
-        #expect(throws: StoreError.self) { try store.undoReplacement(replacement.id!, venue: "uji-geo-p12") }
+        await #expect(throws: StoreError.self) { try await store.undoReplacement(replacement.id!, venue: "uji-geo-p12") }
     }
 
     @Test("a dry run reports the replacement and writes nothing", arguments: BackendTests.engines)
-    func dryRun(engine: StoreEngine) throws {
-        let (store, old) = try surveyedStore(engine)
-        let before = try StoreFixtures.snapshot(store)
-        let report = try store.replaceBeacon(
+    func dryRun(engine: StoreEngine) async throws {
+        let (store, old) = try await surveyedStore(engine)
+        let before = try await StoreFixtures.snapshot(store)
+        let report = try await store.replaceBeacon(
             ReplacementRequest(venue: "uji-geo-p12", old: old, new: newBeacon, dryRun: true), scale: configuration.builder.scale)
         #expect(report.dryRun)
         #expect(report.id == nil)
         #expect(report.entriesInherited > 0)
         #expect(report.revisionAfter == report.revisionBefore)
-        #expect(try StoreFixtures.snapshot(store) == before)
+        await #expect(try StoreFixtures.snapshot(store) == before)
     }
 }
 
 @Suite("Beacon replacement rules")
 struct ReplacementRuleTests {
-    func store(_ engine: StoreEngine) throws -> FingerprintStore {
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+    func store(_ engine: StoreEngine) async throws -> FingerprintStore {
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         return store
     }
 
     @Test("unknown beacons, retired beacons and a new beacon the survey already saw are refused", arguments: BackendTests.engines)
-    func refusals(engine: StoreEngine) throws {
-        let store = try store(engine)
+    func refusals(engine: StoreEngine) async throws {
+        let store = try await store(engine)
         let scale = PositioningConfiguration.defaultScale
         let stranger = StoreFixtures.beacon(77)
-        #expect(throws: StoreError.unknownBeacon(venue: "hall", beacon: stranger.description)) {
-            try store.replaceBeacon(ReplacementRequest(venue: "hall", old: stranger, new: nil), scale: scale)
+        await #expect(throws: StoreError.unknownBeacon(venue: "hall", beacon: stranger.description)) {
+            try await store.replaceBeacon(ReplacementRequest(venue: "hall", old: stranger, new: nil), scale: scale)
         }
-        #expect(throws: StoreError.self) {
-            try store.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: StoreFixtures.beacon(2)), scale: scale)
+        await #expect(throws: StoreError.self) {
+            try await store.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: StoreFixtures.beacon(2)), scale: scale)
         }
-        _ = try store.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: nil), scale: scale)
-        #expect(throws: StoreError.self) {
-            try store.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: nil), scale: scale)
+        _ = try await store.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: nil), scale: scale)
+        await #expect(throws: StoreError.self) {
+            try await store.replaceBeacon(ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: nil), scale: scale)
         }
     }
 
     @Test("a later replacement of the same beacons must be undone first", arguments: BackendTests.engines)
-    func undoOrder(engine: StoreEngine) throws {
-        let store = try store(engine)
+    func undoOrder(engine: StoreEngine) async throws {
+        let store = try await store(engine)
         let scale = PositioningConfiguration.defaultScale
-        let first = try store.replaceBeacon(
+        let first = try await store.replaceBeacon(
             ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(1), new: StoreFixtures.beacon(11)), scale: scale)
-        let second = try store.replaceBeacon(
+        let second = try await store.replaceBeacon(
             ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(11), new: StoreFixtures.beacon(12)), scale: scale)
-        #expect(throws: StoreError.self) { try store.undoReplacement(first.id!, venue: "hall") }
-        _ = try store.undoReplacement(second.id!, venue: "hall")
-        _ = try store.undoReplacement(first.id!, venue: "hall")
-        #expect(try store.venue("hall").activeBeacons.map(\.id) == (1...3).map(StoreFixtures.beacon))
+        await #expect(throws: StoreError.self) { try await store.undoReplacement(first.id!, venue: "hall") }
+        _ = try await store.undoReplacement(second.id!, venue: "hall")
+        _ = try await store.undoReplacement(first.id!, venue: "hall")
+        await #expect(try store.venue("hall").activeBeacons.map(\.id) == (1...3).map(StoreFixtures.beacon))
     }
 
     @Test("the new beacon inherits every entry of the old one, shifted by the offset, and matching uses it", arguments: BackendTests.engines)
     func inheritance(engine: StoreEngine) async throws {
-        let store = try store(engine)
-        let report = try store.replaceBeacon(
+        let store = try await store(engine)
+        let report = try await store.replaceBeacon(
             ReplacementRequest(venue: "hall", old: StoreFixtures.beacon(3), new: StoreFixtures.beacon(33)),
             scale: PositioningConfiguration.defaultScale)
         #expect(report.entriesInherited == 6)
         let survey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(33)] != nil })
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(3)] == nil })
-        let venue = try store.venue("hall")
+        let venue = try await store.venue("hall")
         #expect(venue.activeBeacons.first { $0.id == StoreFixtures.beacon(33) }?.label == "B3", "the new beacon hangs where the old one did")
     }
 }

@@ -39,12 +39,12 @@ struct SchemaAgreementTests {
 
     /// The store's tables on `engine` after every migration, by lower-cased name (PostgreSQL folds
     /// unquoted names), without the migration bookkeeping.
-    static func schema(_ engine: StoreEngine) throws -> [String: Table] {
-        let backend = try BackendTests.backend(engine)
-        return try backend.read { transaction in
+    static func schema(_ engine: StoreEngine) async throws -> [String: Table] {
+        let backend = try await BackendTests.backend(engine)
+        return try await backend.read { transaction in
             switch engine {
-            case .sqlite: try sqliteSchema(transaction)
-            case .postgresql: try postgresSchema(transaction)
+            case .sqlite: try await sqliteSchema(transaction)
+            case .postgresql: try await postgresSchema(transaction)
             }
         }
     }
@@ -71,15 +71,15 @@ struct SchemaAgreementTests {
         }
     }
 
-    static func sqliteSchema(_ transaction: any SQLTransaction) throws -> [String: Table] {
+    static func sqliteSchema(_ transaction: any SQLTransaction) async throws -> [String: Table] {
         var tables: [String: Table] = [:]
-        let names = try transaction.rows(
+        let names = try await transaction.rows(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'", [])
         for row in names {
             let table = try row.text("name")
             var columns: [Column] = []
             var primaryKey: [(position: Int64, name: String)] = []
-            for column in try transaction.rows("PRAGMA table_info(\(table))", []) {
+            for column in try await transaction.rows("PRAGMA table_info(\(table))", []) {
                 let name = try column.text("name").lowercased()
                 let position = try column.integer("pk")
                 // A primary key column holds no NULL on either engine as the store declares them (GRDB adds
@@ -89,8 +89,8 @@ struct SchemaAgreementTests {
                 if position > 0 { primaryKey.append((position, name)) }
             }
             var indexes: Set<Index> = []
-            for index in try transaction.rows("PRAGMA index_list(\(table))", []) where try index.text("origin") != "pk" {
-                let indexColumns = try transaction.rows("PRAGMA index_info(\(try index.text("name")))", [])
+            for index in try await transaction.rows("PRAGMA index_list(\(table))", []) where try index.text("origin") != "pk" {
+                let indexColumns = try await transaction.rows("PRAGMA index_info(\(try index.text("name")))", [])
                     .sorted { try $0.integer("seqno") < $1.integer("seqno") }
                     .map { try $0.text("name").lowercased() }
                 indexes.insert(Index(columns: indexColumns, unique: try index.integer("unique") == 1, partial: try index.integer("partial") == 1))
@@ -100,9 +100,9 @@ struct SchemaAgreementTests {
         return tables
     }
 
-    static func postgresSchema(_ transaction: any SQLTransaction) throws -> [String: Table] {
+    static func postgresSchema(_ transaction: any SQLTransaction) async throws -> [String: Table] {
         var tables: [String: Table] = [:]
-        let columns = try transaction.rows(
+        let columns = try await transaction.rows(
             """
             SELECT c.table_name, c.column_name, c.data_type, c.is_nullable FROM information_schema.columns c
             JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
@@ -115,7 +115,7 @@ struct SchemaAgreementTests {
                 nullable: try row.text("is_nullable") == "YES")
             tables[try row.text("table_name"), default: Table(columns: [], primaryKey: [], indexes: [])].columns.append(column)
         }
-        let indexes = try transaction.rows(
+        let indexes = try await transaction.rows(
             """
             SELECT t.relname AS tablename, ix.indisunique AS isunique, ix.indisprimary AS isprimary,
               ix.indpred IS NOT NULL AS ispartial,
@@ -139,10 +139,10 @@ struct SchemaAgreementTests {
 
     @Test("after every migration, both engines have the same tables, columns (name, kind, nullability, order), primary keys and indexes",
           .enabled(if: BackendTests.postgresURL != nil))
-    func schemasAgree() throws {
+    func schemasAgree() async throws {
         // Given a database migrated on each engine
-        let sqlite = try Self.schema(.sqlite)
-        let postgres = try Self.schema(.postgresql)
+        let sqlite = try await Self.schema(.sqlite)
+        let postgres = try await Self.schema(.postgresql)
         // Then they hold the same tables, but for SQLite's dwell histogram (PostgreSQL's percentile_disc
         // reads the visits themselves: the one table an engine keeps for a requirement of the seam)
         #expect(Set(sqlite.keys).subtracting(postgres.keys) == ["zonedwellday"])
@@ -163,28 +163,29 @@ struct SchemaAgreementTests {
 
     @Test("a SQLite file written before v12 keeps its zones' import order, and both engines add and redraw in that order",
           arguments: BackendTests.engines)
-    func zoneOrder(engine: StoreEngine) throws {
+    func zoneOrder(engine: StoreEngine) async throws {
         // Given a venue whose polygons were imported B, then A (so neither name nor floor gives the order)
         let backend: any StoreBackend
         if engine == .sqlite {
             // ... into a SQLite file at v11, where only the rowid kept the order, then migrated
             let queue = try DatabaseQueue()
             try StoreMigrations.migrator.migrate(queue, upTo: "v11: walking survey sessions")
-            try queue.write { db in try Self.insertVenue(SQLiteTransaction(db: db), zones: ["B", "A"], withPosition: false, created: .text("2026-11-18 11:06:40.123")) }
+            let old = SQLiteBackend(writer: queue, logger: BackendTests.logger)
+            try await old.write { try await Self.insertVenue($0, zones: ["B", "A"], withPosition: false, created: .text("2026-11-18 11:06:40.123")) }
             try StoreMigrations.migrator.migrate(queue)
-            backend = SQLiteBackend(writer: queue)
+            backend = old
         } else {
-            backend = try BackendTests.backend(engine)
-            try backend.write { try Self.insertVenue($0, zones: ["B", "A"], withPosition: true, created: SQLValue(Date())) }
+            backend = try await BackendTests.backend(engine)
+            try await backend.write { try await Self.insertVenue($0, zones: ["B", "A"], withPosition: true, created: SQLValue(Date())) }
         }
-        #expect(try backend.read { try ZoneAreaRecord.all(of: "hall", $0) }.map(\.name) == ["B", "A"])
+        #expect(try await backend.read { try await ZoneAreaRecord.all(of: "hall", $0) }.map(\.name) == ["B", "A"])
         // When C is added and B redrawn
-        try backend.write { transaction in
-            try ZoneAreaRecord(venueId: "hall", area: Self.triangle("C", size: 1)).save(transaction)
-            try ZoneAreaRecord(venueId: "hall", area: Self.triangle("B", size: 2)).save(transaction)
+        try await backend.write { transaction in
+            try await ZoneAreaRecord(venueId: "hall", area: Self.triangle("C", size: 1)).save(transaction)
+            try await ZoneAreaRecord(venueId: "hall", area: Self.triangle("B", size: 2)).save(transaction)
         }
         // Then C comes last and B keeps its place, with its new outline
-        let areas = try backend.read { try ZoneAreaRecord.all(of: "hall", $0) }
+        let areas = try await backend.read { try await ZoneAreaRecord.all(of: "hall", $0) }
         #expect(areas.map(\.name) == ["B", "A", "C"])
         #expect(try areas.first?.area() == Self.triangle("B", size: 2))
     }
@@ -195,31 +196,31 @@ struct SchemaAgreementTests {
 
     /// A venue with one floor and `zones` drawn on it in that order, written as the v11 schema allowed
     /// (without `position` on SQLite) or through the store's own statement.
-    static func insertVenue(_ transaction: any SQLTransaction, zones: [String], withPosition: Bool, created: SQLValue) throws {
-        try transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [created, created])
-        try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
+    static func insertVenue(_ transaction: any SQLTransaction, zones: [String], withPosition: Bool, created: SQLValue) async throws {
+        try await transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [created, created])
+        try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
         for zone in zones {
             if withPosition {
-                try ZoneAreaRecord(venueId: "hall", area: triangle(zone, size: 1)).save(transaction)
+                try await ZoneAreaRecord(venueId: "hall", area: triangle(zone, size: 1)).save(transaction)
             } else {
-                try transaction.execute(
+                try await transaction.execute(
                     "INSERT INTO zoneArea (venueId, level, name, polygon) VALUES ('hall', 0, ?, '[[0,0],[1,0],[0,1]]')", [.text(zone)])
             }
         }
     }
 
     @Test("a database written before v13 keeps its dates to the millisecond, now as seconds since the Unix epoch", arguments: BackendTests.engines)
-    func datesMigrate(engine: StoreEngine) throws {
+    func datesMigrate(engine: StoreEngine) async throws {
         // Given a database at v12, where dates were GRDB's UTC text: a venue, a revoked API key and a plan
         let backend: any StoreBackend
         let text = SQLValue.text("2026-11-18 11:06:40.123"), whole = SQLValue.text("2026-11-18 11:06:41.000")
-        func old(_ transaction: any SQLTransaction) throws {
-            try transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [text, whole])
-            try transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
-            try transaction.execute(
+        @Sendable func old(_ transaction: any SQLTransaction) async throws {
+            try await transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [text, whole])
+            try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
+            try await transaction.execute(
                 "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt, revokedAt) VALUES ('app', 'locate', 'h', 'bfx_', ?, ?)", [text, whole])
-            try transaction.execute("INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES ('ops', 'admin', 'i', 'bfx_', ?)", [whole])
-            try transaction.execute(
+            try await transaction.execute("INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES ('ops', 'admin', 'i', 'bfx_', ?)", [whole])
+            try await transaction.execute(
                 """
                 INSERT INTO floorPlan (venueId, level, image, mediaType, data, topLeftX, topLeftY, bottomRightX, bottomRightY,
                 topRightX, topRightY, updatedAt) VALUES ('hall', 0, 'g.png', 'image/png', ?, 0, 1, 1, 0, 1, 1, ?)
@@ -229,29 +230,30 @@ struct SchemaAgreementTests {
         if engine == .sqlite {
             let queue = try DatabaseQueue()
             try StoreMigrations.migrator.migrate(queue, upTo: v12)
-            try queue.write { db in try old(SQLiteTransaction(db: db)) }
+            let sqlite = SQLiteBackend(writer: queue, logger: BackendTests.logger)
+            try await sqlite.write { try await old($0) }
             // When it is migrated
             try StoreMigrations.migrator.migrate(queue)
-            backend = SQLiteBackend(writer: queue)
+            backend = sqlite
         } else {
-            let fresh = try BackendTests.emptyPostgresSchema()
-            try fresh.write { transaction in
-                try transaction.execute("CREATE TABLE beaconfix_migrations (identifier TEXT PRIMARY KEY)")
+            let fresh = try await BackendTests.emptyPostgresSchema()
+            try await fresh.write { transaction in
+                try await transaction.execute("CREATE TABLE beaconfix_migrations (identifier TEXT PRIMARY KEY)")
                 for migration in PostgresMigrations.migrations.prefix(while: { $0.identifier != "v13: dates as seconds since the Unix epoch" }) {
-                    for statement in migration.statements { try transaction.execute(statement) }
-                    try transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (?)", [.text(migration.identifier)])
+                    for statement in migration.statements { try await transaction.execute(statement) }
+                    try await transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (?)", [.text(migration.identifier)])
                 }
-                try old(transaction)
+                try await old(transaction)
             }
-            try PostgresMigrations.migrate(fresh)
+            try await PostgresMigrations.migrate(fresh)
             backend = fresh
         }
         // Then every date reads back to the millisecond
         let second = Date(timeIntervalSince1970: 1_795_000_000.123), next = Date(timeIntervalSince1970: 1_795_000_001)
-        let venue = try #require(try backend.read { try VenueRecord.find("hall", $0) })
+        let venue = try #require(try await backend.read { try await VenueRecord.find("hall", $0) })
         #expect(venue.createdAt == second && venue.updatedAt == next)
-        let keys = try backend.read { try APIKeyRow.fetchAll($0, orderBy: "id") }
+        let keys = try await backend.read { try await APIKeyRow.fetchAll($0, orderBy: "id") }
         #expect(keys.map(\.createdAt) == [second, next] && keys.map(\.revokedAt) == [next, nil])
-        #expect(try backend.read { try FloorPlanRecord.all(of: "hall", $0) }.map(\.updatedAt) == [second])
+        #expect(try await backend.read { try await FloorPlanRecord.all(of: "hall", $0) }.map(\.updatedAt) == [second])
     }
 }

@@ -48,11 +48,11 @@ enum StoreFixtures {
     }
 
     /// Everything the store holds, as comparable rows (ids excluded), to prove that nothing changed.
-    static func snapshot(_ store: FingerprintStore) throws -> [String] {
-        try store.sqlRead { transaction in
+    static func snapshot(_ store: FingerprintStore) async throws -> [String] {
+        try await store.sqlRead { transaction in
             var rows: [String] = []
             for table in ["venue", "floor", "beacon", "spot", "surveySession", "fingerprint", "fingerprintEntry"] {
-                for row in try transaction.rows("SELECT * FROM \(table) ORDER BY 1, 2", []) {
+                for row in try await transaction.rows("SELECT * FROM \(table) ORDER BY 1, 2", []) {
                     rows.append("\(table): " + zip(row.columns, row.values).map { "\($0.lowercased())=\($1)" }.joined(separator: " "))
                 }
             }

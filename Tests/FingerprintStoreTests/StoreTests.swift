@@ -28,7 +28,7 @@ struct StoreTests {
         let path = directory.appendingPathComponent("test.sqlite").path
         do {
             let store = try FingerprintStore.open(path: path, logger: Logger(label: "test"))
-            _ = try store.importVenue(StoreFixtures.venue)
+            _ = try await store.importVenue(StoreFixtures.venue)
             let mode = try await store.writer.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
             #expect(mode == "wal")
         }
@@ -60,18 +60,18 @@ struct StoreTests {
     }
 
     @Test("a stored key scope this build does not know is an error that names it, never a guess")
-    func unknownStoredScope() throws {
+    func unknownStoredScope() async throws {
         // Given a key whose stored scope was written by something else
         let store = try FingerprintStore.inMemory()
-        _ = try store.createKey(name: "app", scope: .locate)
+        _ = try await store.createKey(name: "app", scope: .locate)
         // (the schema's CHECK refuses it; another tool could have turned checks off, as here)
-        try store.writer.writeWithoutTransaction { db in
+        try await store.writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA ignore_check_constraints = ON; UPDATE apiKey SET scope = 'superuser'; PRAGMA ignore_check_constraints = OFF")
         }
         // When the keys are read
         // Then the read fails and says what it could not read (it used to become 'locate' silently)
         do {
-            _ = try store.keys()
+            _ = try await store.keys()
             Issue.record("an unknown scope must not be read as a known one")
         } catch {
             #expect("\(error)".contains("superuser"), "\(error)")
@@ -80,20 +80,20 @@ struct StoreTests {
 
     @Test("importing a venue creates it; importing it again changes nothing; a change bumps the revision", arguments: BackendTests.engines)
     func venueImportAndRevisions(engine: StoreEngine) async throws {
-        let store = try BackendTests.store(engine)
-        let created = try store.importVenue(StoreFixtures.venue)
+        let store = try await BackendTests.store(engine)
+        let created = try await store.importVenue(StoreFixtures.venue)
         #expect(created.created)
         #expect(created.beaconsAdded == 3)
         #expect(created.spotsAdded == 3)
         #expect(created.revision == 1)
 
-        let again = try store.importVenue(StoreFixtures.venue)
+        let again = try await store.importVenue(StoreFixtures.venue)
         #expect(!again.changedPositioning)
         #expect(again.revision == 1)
 
         var moved = StoreFixtures.venue
         moved.spots[2].x = 11
-        let changed = try store.importVenue(moved)
+        let changed = try await store.importVenue(moved)
         #expect(changed.spotsUpdated == 1)
         #expect(changed.revision == 2)
         #expect(try await store.revisions() == ["hall": 2])
@@ -101,23 +101,23 @@ struct StoreTests {
 
     @Test("an invalid venue is refused with its problems and writes nothing", arguments: BackendTests.engines)
     func invalidVenue(engine: StoreEngine) async throws {
-        let store = try BackendTests.store(engine)
+        let store = try await BackendTests.store(engine)
         var broken = StoreFixtures.venue
         broken.spots.append(Spot(name: "a", x: 1, y: 1, floor: 7))
-        #expect(throws: StoreError.self) { try store.importVenue(broken) }
+        await #expect(throws: StoreError.self) { try await store.importVenue(broken) }
         #expect(try await store.venues().isEmpty)
     }
 
     @Test("recording stores one fingerprint per window, bumps the revision and reports coverage", arguments: BackendTests.engines)
     func recording(engine: StoreEngine) async throws {
         // Given the hall
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
         // When 18 samples (6 per spot) are recorded in windows of 3, with one empty scan and a stranger beacon
         var samples = StoreFixtures.survey
         samples.append(LabelledSample(sample: Sample(device: "phone", time: 99, readings: []), truth: GroundTruth(spot: "c", x: 10, y: 0, floor: 0)))
         samples[0].sample.readings.append(Reading(beacon: StoreFixtures.beacon(42), rssi: -80))
-        let summary = try store.record(samples, into: "hall", options: StoreFixtures.options)
+        let summary = try await store.record(samples, into: "hall", options: StoreFixtures.options)
         // Then
         #expect(summary.fingerprints == 6)
         #expect(summary.emptySamples == 1)
@@ -132,14 +132,14 @@ struct StoreTests {
     }
 
     @Test("a second recording's coverage counts the spot's earlier fingerprints and its new ones", arguments: BackendTests.engines)
-    func coverageAcrossRecordings(engine: StoreEngine) throws {
+    func coverageAcrossRecordings(engine: StoreEngine) async throws {
         // Given the hall surveyed once (2 fingerprints of 3 beacons per spot)
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         // When spot "a" gets 2 more fingerprints, which hear only 2 beacons
         let more = StoreFixtures.samples(at: "a", x: 0, count: 6, rssi: [1: -60, 2: -70], start: 100)
-        let summary = try store.record(more, into: "hall", options: StoreFixtures.options)
+        let summary = try await store.record(more, into: "hall", options: StoreFixtures.options)
         // Then the summary counts 4 fingerprints at "a", 2 of them new, and agrees with the stats
         let a = try #require(summary.spots.first { $0.spot == "a" })
         #expect(a.added == 2)
@@ -147,7 +147,7 @@ struct StoreTests {
         #expect(a.medianBeacons == 3)
         #expect(summary.spots.map(\.spot) == ["a"])
         #expect(summary.spotsToRevisit == ["b", "c"])
-        #expect(try store.stats(of: "hall").thinSpots.map(\.spot) == summary.spotsToRevisit)
+        await #expect(try store.stats(of: "hall").thinSpots.map(\.spot) == summary.spotsToRevisit)
     }
 
     /// Hands samples over a few at a time, and fails at chunk `failingAt` when given.
@@ -169,95 +169,95 @@ struct StoreTests {
     }
 
     @Test("a log recorded chunk by chunk stores what the whole log at once stores", arguments: BackendTests.engines, [1, 2, 5, 7])
-    func chunkedRecording(engine: StoreEngine, chunkSize: Int) throws {
+    func chunkedRecording(engine: StoreEngine, chunkSize: Int) async throws {
         // Given the hall twice, and a log with an empty scan and an unknown beacon
         var samples = StoreFixtures.survey
         samples.insert(LabelledSample(sample: Sample(device: "phone", time: 5.5, readings: []), truth: GroundTruth(spot: "a", x: 0, y: 0, floor: 0)), at: 4)
         samples[8].sample.readings.append(Reading(beacon: StoreFixtures.beacon(42), rssi: -80))
-        let whole = try BackendTests.store(engine)
-        let chunked = try BackendTests.store(engine)
-        _ = try whole.importVenue(StoreFixtures.venue)
-        _ = try chunked.importVenue(StoreFixtures.venue)
+        let whole = try await BackendTests.store(engine)
+        let chunked = try await BackendTests.store(engine)
+        _ = try await whole.importVenue(StoreFixtures.venue)
+        _ = try await chunked.importVenue(StoreFixtures.venue)
         // When one records the log at once and the other in chunks
-        let expected = try whole.record(samples, into: "hall", options: StoreFixtures.options)
-        let summary = try chunked.record(
+        let expected = try await whole.record(samples, into: "hall", options: StoreFixtures.options)
+        let summary = try await chunked.record(
             from: ChunkedSamples(samples: samples, chunkSize: chunkSize), into: "hall", options: StoreFixtures.options)
         // Then summaries and stored fingerprints agree
         #expect(summary == expected)
         #expect(summary.fingerprints == 6)
         // (the sessions' recording times aside: each store stamps its own)
-        func stored(_ store: FingerprintStore) throws -> [ExportedFingerprint] {
-            try store.exportFingerprints(of: "hall").map { fingerprint in
+        func stored(_ store: FingerprintStore) async throws -> [ExportedFingerprint] {
+            try await store.exportFingerprints(of: "hall").map { fingerprint in
                 var fingerprint = fingerprint
                 fingerprint.session.recordedAt = 0
                 return fingerprint
             }
         }
-        #expect(try stored(chunked) == stored(whole))
+        await #expect(try stored(chunked) == stored(whole))
     }
 
     @Test("a log that fails after some chunks were stored leaves the database exactly as before", arguments: BackendTests.engines)
-    func failedChunkedRecording(engine: StoreEngine) throws {
+    func failedChunkedRecording(engine: StoreEngine) async throws {
         // Given a recorded hall
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        let before = try StoreFixtures.snapshot(store)
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        let before = try await StoreFixtures.snapshot(store)
         // When a second log fails at its third chunk, after two chunks' fingerprints were written
         let source = ChunkedSamples(samples: StoreFixtures.survey, chunkSize: 6, failingAt: 2)
-        #expect(throws: ChunkedSamples.Failure.self) {
-            try store.record(from: source, into: "hall", options: StoreFixtures.options)
+        await #expect(throws: ChunkedSamples.Failure.self) {
+            try await store.record(from: source, into: "hall", options: StoreFixtures.options)
         }
         // Then nothing changed
-        #expect(try StoreFixtures.snapshot(store) == before)
+        await #expect(try StoreFixtures.snapshot(store) == before)
     }
 
     @Test("unknown beacons are added on request, and spots missing from the venue are created", arguments: BackendTests.engines)
-    func addsUnknownBeaconsAndSpots(engine: StoreEngine) throws {
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
+    func addsUnknownBeaconsAndSpots(engine: StoreEngine) async throws {
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
         let stranger = StoreFixtures.samples(at: "d", x: 15, count: 3, rssi: [3: -60, 42: -70])
         var options = StoreFixtures.options
         options.addUnknownBeacons = true
-        let summary = try store.record(stranger, into: "hall", options: options)
+        let summary = try await store.record(stranger, into: "hall", options: options)
         #expect(summary.beaconsAdded == [StoreFixtures.beacon(42).description])
         #expect(summary.spotsCreated == ["d"])
-        let venue = try store.venue("hall")
+        let venue = try await store.venue("hall")
         #expect(venue.activeBeacons.count == 4)
         #expect(venue.spots.map(\.name) == ["a", "b", "c", "d"])
     }
 
     @Test("recording into an unknown venue fails", arguments: BackendTests.engines)
-    func unknownVenue(engine: StoreEngine) throws {
-        let store = try BackendTests.store(engine)
-        #expect(throws: StoreError.unknownVenue("nowhere")) {
-            try store.record(StoreFixtures.survey, into: "nowhere", options: StoreFixtures.options)
+    func unknownVenue(engine: StoreEngine) async throws {
+        let store = try await BackendTests.store(engine)
+        await #expect(throws: StoreError.unknownVenue("nowhere")) {
+            try await store.record(StoreFixtures.survey, into: "nowhere", options: StoreFixtures.options)
         }
     }
 
     @Test("a failed import leaves the database exactly as before", arguments: BackendTests.engines)
-    func failedImportRollsBack(engine: StoreEngine) throws {
+    func failedImportRollsBack(engine: StoreEngine) async throws {
         // Given a venue with a recorded survey, exported
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        var exported = try store.exportFingerprints(of: "hall")
-        let before = try StoreFixtures.snapshot(store)
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        var exported = try await store.exportFingerprints(of: "hall")
+        let before = try await StoreFixtures.snapshot(store)
         // When re-importing them fails at the last fingerprint (a beacon the venue does not have)
         exported[exported.count - 1].entries[0].beacon = StoreFixtures.beacon(99)
-        #expect(throws: StoreError.unknownBeacon(venue: "hall", beacon: StoreFixtures.beacon(99).description)) {
-            try store.importFingerprints(exported, into: "hall")
+        await #expect(throws: StoreError.unknownBeacon(venue: "hall", beacon: StoreFixtures.beacon(99).description)) {
+            try await store.importFingerprints(exported, into: "hall")
         }
         // Then nothing of the first fingerprints, sessions or revision bump remains
-        #expect(try StoreFixtures.snapshot(store) == before)
+        await #expect(try StoreFixtures.snapshot(store) == before)
     }
 
     @Test("retired beacons leave the radio map and relative powers are recomputed among the others", arguments: BackendTests.engines)
     func retiredBeaconsLeaveTheMap(engine: StoreEngine) async throws {
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        try await store.sqlWrite { try $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 1") }
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        try await store.sqlWrite { try await $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 1") }
         let survey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(survey.fingerprints.allSatisfy { $0.fingerprint.entries[StoreFixtures.beacon(1)] == nil })
         // At spot a, beacon 2 is now the strongest
@@ -266,32 +266,32 @@ struct StoreTests {
     }
 
     @Test("export then import into a fresh database round-trips exactly", arguments: BackendTests.engines)
-    func exportImportRoundTrip(engine: StoreEngine) throws {
+    func exportImportRoundTrip(engine: StoreEngine) async throws {
         // Given a recorded venue with a retired beacon
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        try store.sqlWrite { try $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 3") }
-        let definition = try store.venue("hall").definition(includingRetired: true)
-        let exported = try store.exportFingerprints(of: "hall")
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        try await store.sqlWrite { try await $0.execute("UPDATE beacon SET status = 'retired' WHERE minor = 3") }
+        let definition = try await store.venue("hall").definition(includingRetired: true)
+        let exported = try await store.exportFingerprints(of: "hall")
         // When imported into a fresh database
-        let fresh = try BackendTests.store(engine)
-        _ = try fresh.importVenue(definition)
-        _ = try fresh.importFingerprints(exported, into: "hall")
+        let fresh = try await BackendTests.store(engine)
+        _ = try await fresh.importVenue(definition)
+        _ = try await fresh.importFingerprints(exported, into: "hall")
         // Then the venue and every fingerprint value are identical
-        #expect(try fresh.exportFingerprints(of: "hall") == exported)
-        #expect(try fresh.venue("hall").definition(includingRetired: true) == definition)
-        #expect(try fresh.venue("hall").beacons == store.venue("hall").beacons)
+        await #expect(try fresh.exportFingerprints(of: "hall") == exported)
+        await #expect(try fresh.venue("hall").definition(includingRetired: true) == definition)
+        await #expect(try fresh.venue("hall").beacons == store.venue("hall").beacons)
     }
 
     @Test("stats count the survey and name beacons never seen and thin spots", arguments: BackendTests.engines)
-    func stats(engine: StoreEngine) throws {
-        let store = try BackendTests.store(engine)
+    func stats(engine: StoreEngine) async throws {
+        let store = try await BackendTests.store(engine)
         var venue = StoreFixtures.venue
         venue.beacons.append(VenueDefinition.Beacon(uuid: StoreFixtures.uuid, major: 1, minor: 9, label: "spare"))
-        _ = try store.importVenue(venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
-        let stats = try store.stats(of: "hall")
+        _ = try await store.importVenue(venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        let stats = try await store.stats(of: "hall")
         #expect(stats.fingerprints == 6)
         #expect(stats.entries == 18)
         #expect(stats.sessions == 1)
@@ -302,13 +302,13 @@ struct StoreTests {
     @Test("the daemon's reload reads a venue's survey and coverage in one transaction: both at the same revision", arguments: BackendTests.engines)
     func surveyAndCoverageTogether(engine: StoreEngine) async throws {
         // Given the hall recorded
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: StoreFixtures.options)
         // When both are read together
         let (survey, coverage) = try await store.surveyAndCoverage(of: "hall", scale: PositioningConfiguration.defaultScale)
         // Then they describe the same revision and the same spots, and agree with the separate reads
-        let revision = try store.venue("hall").revision
+        let revision = try await store.venue("hall").revision
         let separateCoverage = try await store.coverage(of: "hall")
         let separateSurvey = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(survey.revision == revision && coverage.revision == revision)

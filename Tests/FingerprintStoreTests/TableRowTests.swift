@@ -9,29 +9,34 @@ import Testing
 @Suite("FingerprintStore: table rows declared once")
 struct TableRowTests {
     @Test("a beacon and a floor plan read back exactly as written; an update writes NULL for an absent optional", arguments: BackendTests.engines)
-    func roundTrip(engine: StoreEngine) throws {
+    func roundTrip(engine: StoreEngine) async throws {
         // Given a venue with a floor
-        let backend = try BackendTests.backend(engine)
+        let backend = try await BackendTests.backend(engine)
         let written = SQLValue.storedPrecision(Date(timeIntervalSince1970: 1_795_000_000.123))
-        try backend.write { transaction in
-            try VenueRecord(id: "hall", name: "Hall", revision: 1, createdAt: written, updatedAt: written, geoLat: nil, geoLon: nil, geoBearing: nil)
+        try await backend.write { transaction in
+            try await VenueRecord(id: "hall", name: "Hall", revision: 1, createdAt: written, updatedAt: written, geoLat: nil, geoLon: nil, geoBearing: nil)
                 .save(transaction)
-            try FloorRecord(venueId: "hall", level: 0, name: "Ground").save(transaction)
+            try await FloorRecord(venueId: "hall", level: 0, name: "Ground").save(transaction)
         }
         // When a beacon without label or position is inserted, then placed, then its label taken away again
         var beacon = BeaconRecord(
             id: nil, venueId: "hall", uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 1, minor: 2, label: nil, x: nil, y: nil,
             floor: nil, measuredPower: nil, status: .active)
-        try backend.write { try beacon.insert($0) }
-        let inserted = try backend.read { try BeaconRecord.find(id: beacon.id!, $0) }
+        beacon = try await backend.write { [beacon] transaction in
+            var inserted = beacon
+            try await inserted.insert(transaction)
+            return inserted
+        }
+        let id = try #require(beacon.id)
+        let inserted = try await backend.read { try await BeaconRecord.find(id: id, $0) }
         var placed = beacon
         (placed.label, placed.x, placed.y, placed.floor, placed.measuredPower, placed.status) = ("G1", 3.25, -1.5, 0, -59, .retired)
-        try backend.write { try placed.update($0) }
-        let afterPlacing = try backend.read { try BeaconRecord.find(id: beacon.id!, $0) }
+        try await backend.write { [placed] in try await placed.update($0) }
+        let afterPlacing = try await backend.read { try await BeaconRecord.find(id: id, $0) }
         var unlabelled = placed
         unlabelled.label = nil
-        try backend.write { try unlabelled.update($0) }
-        let afterClearing = try backend.read { try BeaconRecord.all(of: "hall", $0) }
+        try await backend.write { [unlabelled] in try await unlabelled.update($0) }
+        let afterClearing = try await backend.read { try await BeaconRecord.all(of: "hall", $0) }
         // Then each read gives back what was written, the cleared label included
         #expect(beacon.id != nil && inserted == beacon)
         #expect(afterPlacing == placed)
@@ -45,10 +50,10 @@ struct TableRowTests {
                      .real(10), .real(20), .real(0), .real(20), .real(10), .null, SQLValue(written)]))
         var redrawn = plan
         (redrawn.mediaType, redrawn.referencePoints) = (.svg, "[]")
-        try backend.write { try plan.save($0) }
-        try backend.write { try redrawn.save($0) }
+        try await backend.write { try await plan.save($0) }
+        try await backend.write { [redrawn] in try await redrawn.save($0) }
         // Then the one row holds the second, exactly
-        #expect(try backend.read { try FloorPlanRecord.all(of: "hall", $0) } == [redrawn])
+        #expect(try await backend.read { try await FloorPlanRecord.all(of: "hall", $0) } == [redrawn])
     }
 
     @Test("a stored name this build does not know, or a value of the wrong kind, is a storage fault naming the column")

@@ -8,11 +8,11 @@ import Testing
 struct TuningStoreTests {
     /// The fixture venue with its survey recorded one sample per fingerprint, and its cross-validation.
     static func recorded(_ engine: StoreEngine) async throws -> (FingerprintStore, VenueSurvey) {
-        let store = try BackendTests.store(engine)
-        _ = try store.importVenue(StoreFixtures.venue)
+        let store = try await BackendTests.store(engine)
+        _ = try await store.importVenue(StoreFixtures.venue)
         var options = StoreFixtures.options
         options.windowSize = 1
-        _ = try store.record(StoreFixtures.survey, into: "hall", options: options)
+        _ = try await store.record(StoreFixtures.survey, into: "hall", options: options)
         return (store, try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale))
     }
 
@@ -40,7 +40,7 @@ struct TuningStoreTests {
         // And a second session at the same spot is a run of its own
         var options = StoreFixtures.options
         options.windowSize = 1
-        _ = try store.record(StoreFixtures.samples(at: "a", x: 0, count: 2, rssi: [1: -56, 2: -71], start: 100), into: "hall", options: options)
+        _ = try await store.record(StoreFixtures.samples(at: "a", x: 0, count: 2, rssi: [1: -56, 2: -71], start: 100), into: "hall", options: options)
         let again = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(again.surveyed.suffix(2).map(\.run) == [3, 3])
         // And an untuned venue uses the untuned configuration
@@ -54,19 +54,19 @@ struct TuningStoreTests {
         let (store, survey) = try await Self.recorded(engine)
         let result = try Self.tune(survey)
         // When it is saved
-        let stored = try store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1.5)
+        let stored = try await store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1.5)
         // Then the revision moved on and the tuning reads back equal, with the survey too
         #expect(stored.revision == survey.revision + 1)
-        #expect(try store.venue("hall").revision == stored.revision)
-        let read = try #require(try store.tuning(of: "hall"))
+        await #expect(try store.venue("hall").revision == stored.revision)
+        let read = try await #require(try store.tuning(of: "hall"))
         #expect(read.result == result)
         #expect(read.revision == stored.revision)
         let resurveyed = try await store.survey(of: "hall", scale: PositioningConfiguration.defaultScale)
         #expect(resurveyed.tuning?.result == result)
         #expect(resurveyed.configuration.referenceWindow == result.configuration.referenceWindow)
         // And a second tuning replaces the first: one row per venue
-        try store.saveTuning(result, of: "hall", surveyRevision: stored.revision, seconds: 2)
-        #expect(try await store.sqlRead { try $0.count("SELECT COUNT(*) FROM venueTuning", []) } == 1)
+        try await store.saveTuning(result, of: "hall", surveyRevision: stored.revision, seconds: 2)
+        #expect(try await store.sqlRead { try await $0.count("SELECT COUNT(*) FROM venueTuning", []) } == 1)
     }
 
     @Test("coverage carries the stored tuning's spot errors, by name, and the revision it was made at", arguments: BackendTests.engines)
@@ -78,7 +78,7 @@ struct TuningStoreTests {
         #expect(untuned.spots.allSatisfy { $0.crossValidation == nil })
         // When it is tuned
         let result = try Self.tune(survey)
-        let stored = try store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1)
+        let stored = try await store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1)
         // Then every surveyed spot carries the error the tuning measured, and the coverage names the tuning's revision
         let tuned = try await store.coverage(of: "hall")
         #expect(tuned.tunedRevision == stored.revision && tuned.revision == stored.revision)
@@ -90,37 +90,37 @@ struct TuningStoreTests {
         // And a spot the stored errors do not name has none
         var partial = result
         partial.spotErrors = errors.filter { $0.name != "b" }
-        let second = try store.saveTuning(partial, of: "hall", surveyRevision: stored.revision, seconds: 1)
+        let second = try await store.saveTuning(partial, of: "hall", surveyRevision: stored.revision, seconds: 1)
         let withoutB = try await store.coverage(of: "hall")
         #expect(withoutB.spots.filter { $0.crossValidation == nil }.map(\.spot.name) == ["b"])
         // And a tuning stored before tunings kept spot errors gives a tuned revision and no errors
         var older = result
         older.spotErrors = nil
-        let third = try store.saveTuning(older, of: "hall", surveyRevision: second.revision, seconds: 1)
+        let third = try await store.saveTuning(older, of: "hall", surveyRevision: second.revision, seconds: 1)
         let old = try await store.coverage(of: "hall")
         #expect(old.tunedRevision == third.revision)
-        #expect(old.spots.allSatisfy { $0.crossValidation == nil })
+        await #expect(old.spots.allSatisfy { $0.crossValidation == nil })
     }
 
     @Test("a tuning of a survey that changed meanwhile is refused and nothing is written", arguments: BackendTests.engines)
     func staleTuning(engine: StoreEngine) async throws {
         // Given a tuning made at one revision, and the venue changed since
         let (store, survey) = try await Self.recorded(engine)
-        let result = try Self.tune(survey)
+        let result = try await Self.tune(survey)
         var options = StoreFixtures.options
         options.windowSize = 1
-        _ = try store.record(StoreFixtures.samples(at: "b", x: 5, count: 2, rssi: [1: -66, 2: -59]), into: "hall", options: options)
-        let revision = try store.venue("hall").revision
+        _ = try await store.record(StoreFixtures.samples(at: "b", x: 5, count: 2, rssi: [1: -66, 2: -59]), into: "hall", options: options)
+        let revision = try await store.venue("hall").revision
         // Then saving it is a conflict that says what to do, and the venue is untouched
-        #expect {
-            try store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1)
+        await #expect {
+            try await store.saveTuning(result, of: "hall", surveyRevision: survey.revision, seconds: 1)
         } throws: { error in
             "\(error)".contains("tune it again")
         }
-        #expect(try store.venue("hall").revision == revision)
-        #expect(try store.tuning(of: "hall") == nil)
+        await #expect(try store.venue("hall").revision == revision)
+        await #expect(try store.tuning(of: "hall") == nil)
         // And asking for the tuning of an unknown venue says so
-        #expect(throws: StoreError.unknownVenue("nowhere")) { try store.tuning(of: "nowhere") }
+        await #expect(throws: StoreError.unknownVenue("nowhere")) { try await store.tuning(of: "nowhere") }
     }
 
     @Test("the tuning migration is named and listed")

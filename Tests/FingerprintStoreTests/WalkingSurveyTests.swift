@@ -55,23 +55,23 @@ struct WalkingSurveyTests {
     }
 
     @Test("a walk's lines are recorded exactly as the same lines labelled with their placements", arguments: [3_000, 1 << 20])
-    func oneCodePath(pieceBytes: Int) throws {
+    func oneCodePath(pieceBytes: Int) async throws {
         // Given the walk as a scan log without coordinates, and two stores with the demo venue
         let walk = try Self.simulatedWalk()
         let data = try Self.jsonLines(walk.lines)
-        let walked = try ScanLogSamplesTests.demoStore()
-        let labelled = try ScanLogSamplesTests.demoStore()
-        let spots = try walked.venue("demo-hall").spots
+        let walked = try await ScanLogSamplesTests.demoStore()
+        let labelled = try await ScanLogSamplesTests.demoStore()
+        let spots = try await walked.venue("demo-hall").spots
         let survey = WalkingSurvey(
             path: try WalkedPath(checkpoints: walk.checkpoints), spots: WalkSpotAssignment(spots: spots, cellSize: 1, snapDistance: 0.5))
         // When one records the log with the path, and the other the same lines labelled by hand with their placements
         let source = ScanLogSamples(data, skipBad: false, walk: survey, pieceBytes: pieceBytes)
-        let summary = try walked.record(from: source, into: "demo-hall", options: ScanLogSamplesTests.options)
+        let summary = try await walked.record(from: source, into: "demo-hall", options: ScanLogSamplesTests.options)
         let placed: [LabelledSample] = try walk.lines.compactMap { line in
             guard case .placed(let point) = survey.path.placement(at: line.t) else { return nil }
             return LabelledSample(sample: try line.sample(), truth: survey.spots.truth(at: point))
         }
-        let expected = try labelled.record(placed, into: "demo-hall", options: ScanLogSamplesTests.options)
+        let expected = try await labelled.record(placed, into: "demo-hall", options: ScanLogSamplesTests.options)
         // Then both store the same, and the walk's counts add up to the log
         #expect(summary == expected)
         let counts = source.walkPlacements
@@ -84,11 +84,11 @@ struct WalkingSurveyTests {
     }
 
     @Test("without a path, a line without coordinates is still malformed")
-    func noPath() throws {
+    func noPath() async throws {
         let walk = try Self.simulatedWalk()
-        let store = try ScanLogSamplesTests.demoStore()
-        #expect(throws: MalformedLines.self) {
-            try store.record(from: ScanLogSamples(try Self.jsonLines(Array(walk.lines.prefix(5))), skipBad: false), into: "demo-hall", options: ScanLogSamplesTests.options)
+        let store = try await ScanLogSamplesTests.demoStore()
+        await #expect(throws: MalformedLines.self) {
+            try await store.record(from: ScanLogSamples(try await Self.jsonLines(Array(walk.lines.prefix(5))), skipBad: false), into: "demo-hall", options: ScanLogSamplesTests.options)
         }
     }
 }

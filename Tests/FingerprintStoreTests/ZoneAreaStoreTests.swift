@@ -24,11 +24,11 @@ struct ZoneAreaStoreTests {
     @Test("polygons are stored with their venue, resolve the spots' zones, survive export, and redrawing one bumps the revision", arguments: BackendTests.engines)
     func storedAndResolved(engine: StoreEngine) async throws {
         // Given the hall imported with two drawn zones
-        let store = try BackendTests.store(engine)
-        let summary = try store.importVenue(Self.zonedVenue)
+        let store = try await BackendTests.store(engine)
+        let summary = try await store.importVenue(Self.zonedVenue)
         #expect(summary.zonesSet == 2)
         // Then the venue lists them in their order, and its definition (what export writes) gives them back
-        let details = try store.venue("hall")
+        let details = try await store.venue("hall")
         #expect(details.zoneAreas == Self.zonedVenue.zones)
         #expect(details.definition() == Self.zonedVenue)
         // And spots without a zone take their polygon's; a spot's own zone wins
@@ -39,15 +39,15 @@ struct ZoneAreaStoreTests {
         #expect(try survey.radioMap().zones.zone(atX: 8, y: 0, floor: 0) == "east")
 
         // When the same venue is imported again, nothing changes
-        let again = try store.importVenue(Self.zonedVenue)
+        let again = try await store.importVenue(Self.zonedVenue)
         #expect(again.zonesSet == 0 && !again.changedPositioning)
         // When one polygon is redrawn
         var redrawn = Self.zonedVenue
         redrawn.zones![1].polygon[0].x = 6
-        let changed = try store.importVenue(redrawn)
+        let changed = try await store.importVenue(redrawn)
         // Then it is replaced in place, and the revision moves so positiond reloads
         #expect(changed.zonesSet == 1 && changed.changedPositioning && changed.revision == again.revision + 1)
-        #expect(try store.venue("hall").zoneAreas == redrawn.zones)
+        await #expect(try store.venue("hall").zoneAreas == redrawn.zones)
     }
 
     @Test("a broken polygon is refused with the zone named, and nothing is written", arguments: BackendTests.engines)
@@ -55,10 +55,10 @@ struct ZoneAreaStoreTests {
         // Given a venue whose polygon lies on a floor it does not define
         var venue = Self.zonedVenue
         venue.zones![0].floor = 4
-        let store = try BackendTests.store(engine)
+        let store = try await BackendTests.store(engine)
         // Then the import is refused, naming the zone, and no venue exists
-        #expect(throws: StoreError.invalidVenue(problems: ["zone 'west' on floor 4: the venue does not define floor 4"])) {
-            try store.importVenue(venue)
+        await #expect(throws: StoreError.invalidVenue(problems: ["zone 'west' on floor 4: the venue does not define floor 4"])) {
+            try await store.importVenue(venue)
         }
         #expect(try await store.venues().isEmpty)
     }

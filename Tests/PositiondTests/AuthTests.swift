@@ -11,10 +11,10 @@ struct AuthTests {
     func keys() async throws {
         // Given a database with a locate key, an admin key and a revoked key
         let store = try await TestEnvironment.demoStore()
-        let app_ = try store.createKey(name: "app", scope: .locate)
-        let ops = try store.createKey(name: "ops", scope: .admin)
-        let old = try store.createKey(name: "old", scope: .admin)
-        _ = try store.revokeKey(id: old.key.id)
+        let app_ = try await store.createKey(name: "app", scope: .locate)
+        let ops = try await store.createKey(name: "ops", scope: .admin)
+        let old = try await store.createKey(name: "old", scope: .admin)
+        _ = try await store.revokeKey(id: old.key.id)
         let app = try await TestEnvironment.app(store: store)
         let body = TestEnvironment.body([try TestEnvironment.walk[0]])
         try await app.test(.router) { client in
@@ -46,11 +46,11 @@ struct AuthTests {
     @Test("a key revoked while the daemon runs stops working within the poll interval")
     func revocationIsPickedUp() async throws {
         let store = try await TestEnvironment.demoStore()
-        let key = try store.createKey(name: "app", scope: .locate)
+        let key = try await store.createKey(name: "app", scope: .locate)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
             #expect(try await client.call(.get, "/v1/venues", token: key.token).status == .ok)
-            _ = try store.revokeKey(id: key.key.id)
+            _ = try await store.revokeKey(id: key.key.id)
             try await Task.sleep(for: .milliseconds(400))
             #expect(try await client.call(.get, "/v1/venues", token: key.token).status == .unauthorized)
         }
@@ -68,7 +68,7 @@ struct AuthTests {
             #expect("\(error)".contains("may only listen on loopback"))
         }
         // With a key, any address is allowed
-        _ = try store.createKey(name: "ops", scope: .admin)
+        _ = try await store.createKey(name: "ops", scope: .admin)
         _ = try await TestEnvironment.app(store: store, settings: TestEnvironment.settings { $0.host = "0.0.0.0" })
     }
 }

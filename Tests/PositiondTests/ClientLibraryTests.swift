@@ -22,7 +22,7 @@ struct ClientLibraryTests {
     func appJourney() async throws {
         // Given positiond on the demo venue with an app key, listening on a port
         let store = try await TestEnvironment.demoStore()
-        let key = try store.createKey(name: "app", scope: .locate)
+        let key = try await store.createKey(name: "app", scope: .locate)
         let app = try await TestEnvironment.app(store: store)
         let walk = try TestEnvironment.walk
         try await app.test(.live) { raw in

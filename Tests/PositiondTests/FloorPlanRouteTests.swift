@@ -16,10 +16,10 @@ struct FloorPlanRouteTests {
     @Test("the venue's floors say which has a plan and where it lies; the plan route serves the stored bytes with their media type, 404 without one")
     func plans() async throws {
         // Given demo-hall with a PNG plan on the gallery only
-        let store = try TestEnvironment.untunedDemoStore { venue in
+        let store = try await TestEnvironment.untunedDemoStore { venue in
             for index in venue.floors.indices { venue.floors[index].plan = nil }
         }
-        try store.setFloorPlan(venue: "demo-hall", level: 1, placement: Self.placement, image: Self.png)
+        try await store.setFloorPlan(venue: "demo-hall", level: 1, placement: Self.placement, image: Self.png)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
             // When the venue is read
@@ -65,10 +65,10 @@ struct FloorPlanRouteTests {
         let hostile = FloorPlanImage(
             data: Data(#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 24" onload="alert(1)"><script>alert(2)</script><rect width="40" height="24"/></svg>"#.utf8),
             mediaType: .svg)
-        let store = try TestEnvironment.untunedDemoStore { venue in
+        let store = try await TestEnvironment.untunedDemoStore { venue in
             for index in venue.floors.indices { venue.floors[index].plan = nil }
         }
-        try store.setFloorPlan(
+        try await store.setFloorPlan(
             venue: "demo-hall", level: 1, placement: FloorPlanPlacement(image: "plans/g.svg", topLeft: .init(x: -1, y: 25), bottomRight: .init(x: 41, y: -1)),
             image: hostile)
         let app = try await TestEnvironment.app(store: store)
@@ -100,12 +100,12 @@ struct FloorPlanRouteTests {
     func rotatedPlan() async throws {
         // Given demo-hall's ground plan (420 × 260 px, 10 px a metre) placed so that the pixels of its
         // bottom edge run from venue (0, 0) at 30 degrees anticlockwise
-        let store = try TestEnvironment.untunedDemoStore()
+        let store = try await TestEnvironment.untunedDemoStore()
         let image = FloorPlanImage(data: try TestEnvironment.demoFile("plans/ground.svg"), mediaType: .svg)
         let angle = Double.pi / 6
         let placement = FloorPlanPlacement(image: "plans/floor-0.svg", anchoring: .referencePoints(
             .init(pixel: .init(x: 0, y: 260), venue: .init(x: 0, y: 0)), .init(pixel: .init(x: 420, y: 260), venue: .init(x: 42 * cos(angle), y: 42 * sin(angle)))))
-        try store.setFloorPlan(venue: "demo-hall", level: 0, placement: placement, image: image)
+        try await store.setFloorPlan(venue: "demo-hall", level: 0, placement: placement, image: image)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
             // When the venue is read

@@ -67,7 +67,7 @@ struct HardeningTests {
     func credentialsStayOutOfLogs() async throws {
         // Given a daemon with a key, logging everything
         let store = try await TestEnvironment.demoStore()
-        let key = try store.createKey(name: "app", scope: .admin)
+        let key = try await store.createKey(name: "app", scope: .admin)
         let logs = CapturedLogs()
         let app = try await buildApplication(settings: TestEnvironment.settings(), store: store, metrics: TestEnvironment.metrics, logger: logs.logger)
         let bodies = CapturedLogs()
@@ -179,7 +179,7 @@ struct HardeningTests {
     func watcherConcernsFailApart() async throws {
         // Given a daemon serving demo-hall with a key
         let store = try await TestEnvironment.demoStore()
-        let key = try store.createKey(name: "app", scope: .locate)
+        let key = try await store.createKey(name: "app", scope: .locate)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
             let revision = try #require(try await client.call(.get, "/v1/venues/demo-hall", token: key.token).json["revision"] as? Int)
@@ -189,7 +189,7 @@ struct HardeningTests {
                 try db.execute(sql: "UPDATE venue SET revision = revision + 1 WHERE id = 'demo-hall'")
             }
             // And the key is revoked
-            _ = try store.revokeKey(id: key.key.id)
+            _ = try await store.revokeKey(id: key.key.id)
             // Then the revocation takes effect within a few polls
             var status = HTTPResponse.Status.ok
             for _ in 0..<50 where status != .unauthorized {
@@ -198,7 +198,7 @@ struct HardeningTests {
             }
             #expect(status == .unauthorized)
             // And a key created meanwhile is picked up, while the venue is still served at its last good revision
-            let fresh = try store.createKey(name: "ops", scope: .locate)
+            let fresh = try await store.createKey(name: "ops", scope: .locate)
             var located: TestResponse?
             for _ in 0..<50 where located?.status != .ok {
                 try await Task.sleep(for: .milliseconds(100))

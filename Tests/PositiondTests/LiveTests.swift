@@ -56,7 +56,7 @@ struct LiveTests {
                 // And a beacon is replaced through the store while the daemon runs
                 let old = try BeaconID(parsing: "\(SimulatedVenues.uuid):1:5")
                 let new = try BeaconID(parsing: "\(SimulatedVenues.uuid):9:5")
-                _ = try store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
+                _ = try await store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
                 try await waitUntil { inbox.types().contains("revision") }
                 try await group.waitForAll()
             }
@@ -99,7 +99,7 @@ struct LiveTests {
             #expect(before.json["revision"] as? Int == 3)
             #expect((before.json["unmapped_beacons"] as? [String]) == [new.description])
             // When the beacon is replaced through the store
-            _ = try store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
+            _ = try await store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
             // Then within a few polls the next locate reports revision 3 and matches the new beacon
             try await waitUntil {
                 let response = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
@@ -251,8 +251,8 @@ struct LiveTests {
         .enabled(if: ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"] != nil))
     func surveyMessagesAcrossReplicas() async throws {
         // Given demo-hall on PostgreSQL, two positiond replicas on it, and a venue-wide socket on replica B
-        let (storeA, storeB) = try TestEnvironment.postgresReplicaStores()
-        try SurveySessionTests.importDemoVenue(into: storeA)
+        let (storeA, storeB) = try await TestEnvironment.postgresReplicaStores()
+        try await SurveySessionTests.importDemoVenue(into: storeA)
         let survey = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
         let appA = try await TestEnvironment.app(store: storeA), appB = try await TestEnvironment.app(store: storeB)
         let onB = Inbox()

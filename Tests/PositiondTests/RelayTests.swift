@@ -118,7 +118,7 @@ struct RelayTests {
         .enabled(if: postgresURL != nil), .timeLimit(.minutes(1)))
     func acrossReplicas() async throws {
         // Given two replicas (hub, relay and watcher each) sharing one PostgreSQL store
-        let store = try TestEnvironment.postgresStore()
+        let store = try await TestEnvironment.postgresStore()
         func replica(_ name: String) async throws -> (hub: LiveHub, watcher: RevisionWatcher) {
             let hub = LiveHub(bufferSize: 1000, relay: LiveRelay(replica: name, remoteMemory: .seconds(60)))
             let watcher = RevisionWatcher(

@@ -15,14 +15,14 @@ import Testing
 @Suite("positiond: survey sessions over HTTP")
 struct SurveySessionTests {
     /// demo-hall imported into `store` (floors, beacons, spots, plans), without a survey.
-    static func importDemoVenue(into store: FingerprintStore) throws {
+    static func importDemoVenue(into store: FingerprintStore) async throws {
         let definition = try JSONDecoder().decode(VenueDefinition.self, from: TestEnvironment.demoFile("venue.json"))
         var plans: [Int: FloorPlanImage] = [:]
         for floor in definition.floors {
             guard let plan = floor.plan else { continue }
             plans[floor.level] = try FloorPlanImage(data: TestEnvironment.demoFile(plan.image), path: plan.image)
         }
-        _ = try store.importVenue(definition, plans: plans)
+        _ = try await store.importVenue(definition, plans: plans)
     }
 
     static func samples(_ lines: some Sequence<ScanLine>) -> [BeaconfixClient.Components.Schemas.SurveySample] {
@@ -36,9 +36,9 @@ struct SurveySessionTests {
     @Test("a session posted in batches (one re-sent, one refused) and committed records what survey record records, is re-tuned, and reaches a second replica on PostgreSQL")
     func endToEnd() async throws {
         // Given demo-hall without a survey on PostgreSQL, two positiond replicas on it, and a survey key
-        let (primaryStore, replicaStore) = try TestEnvironment.postgresReplicaStores()
-        try Self.importDemoVenue(into: primaryStore)
-        let key = try primaryStore.createKey(name: "surveyor", scope: .survey)
+        let (primaryStore, replicaStore) = try await TestEnvironment.postgresReplicaStores()
+        try await Self.importDemoVenue(into: primaryStore)
+        let key = try await primaryStore.createKey(name: "surveyor", scope: .survey)
         let app = try await TestEnvironment.app(store: primaryStore)
         let replica = try await TestEnvironment.app(store: replicaStore)
         let lines = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
@@ -78,15 +78,15 @@ struct SurveySessionTests {
                 #expect(try problem.body.json.error.message.contains("samples[2]"), "\(problem)")
                 #expect(try await beaconfix.getSurveySession(path: .init(venue: "demo-hall", session: session)).ok.body.json.samples == lines.count)
                 // And until the commit, the venue has no fingerprint
-                #expect(try primaryStore.venue("demo-hall").fingerprints == 0)
+                await #expect(try primaryStore.venue("demo-hall").fingerprints == 0)
                 // When the session is committed
                 let committed = try await beaconfix.commitSurveySession(path: .init(venue: "demo-hall", session: session)).ok.body.json
                 #expect(committed.state == .committed && committed.tuning == .started)
                 // Then the venue holds exactly what survey record makes of the same lines
                 let reference = try FingerprintStore.inMemory(logger: TestEnvironment.logger)
-                try Self.importDemoVenue(into: reference)
+                try await Self.importDemoVenue(into: reference)
                 let configuration = PositioningConfiguration()
-                let expected = try reference.record(
+                let expected = try await reference.record(
                     lines.map { LabelledSample(sample: try $0.sample(), truth: $0.groundTruth!) }, into: "demo-hall",
                     options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
                 #expect(committed.fingerprints == expected.fingerprints && committed.revision == expected.revision)
@@ -104,7 +104,7 @@ struct SurveySessionTests {
                 try await waitUntil(seconds: 120) {
                     try await onReplica.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision >= tuned
                 }
-                #expect(try primaryStore.tuning(of: "demo-hall")?.result != nil)
+                await #expect(try primaryStore.tuning(of: "demo-hall")?.result != nil)
                 #expect(before < tuned)
                 // And the replica locates with it
                 let walk = try TestEnvironment.walk
@@ -119,8 +119,8 @@ struct SurveySessionTests {
     func scopesAndStates() async throws {
         // Given the demo store with a locate key and a survey key, opened read-only as positiond opens a file
         let writer = try await TestEnvironment.demoStore()
-        let locateKey = try writer.createKey(name: "app", scope: .locate)
-        let surveyKey = try writer.createKey(name: "surveyor", scope: .survey)
+        let locateKey = try await writer.createKey(name: "app", scope: .locate)
+        let surveyKey = try await writer.createKey(name: "surveyor", scope: .survey)
         let store = try FingerprintStore.openForReading(path: writer.path, logger: TestEnvironment.logger)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.live) { raw in
@@ -172,7 +172,7 @@ struct SurveySessionTests {
             try await waitUntil(seconds: 120) {
                 try await asSurveyor.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision >= tuned
             }
-            #expect(try writer.tuning(of: "demo-hall")?.revision == tuned)
+            await #expect(try writer.tuning(of: "demo-hall")?.revision == tuned)
         }
     }
 
@@ -181,14 +181,14 @@ struct SurveySessionTests {
         // Given demo-hall without a survey in a file positiond opens read-only, a survey key, and ten minutes of a simulated walk
         let scratch = try ScratchSpace.directory("walking-session")
         let writer = try FingerprintStore.open(path: scratch.appendingPathComponent("venue.sqlite").path, logger: TestEnvironment.logger)
-        try Self.importDemoVenue(into: writer)
-        let key = try writer.createKey(name: "surveyor", scope: .survey)
+        try await Self.importDemoVenue(into: writer)
+        let key = try await writer.createKey(name: "surveyor", scope: .survey)
         let store = try FingerprintStore.openForReading(path: writer.path, logger: TestEnvironment.logger)
         let venue = try SimulatedVenues.demoHall(seed: 7)
         var generator = SeededGenerator(seed: 11)
         let stops = venue.definition.spots.map { SimulatedStop(name: $0.name, x: $0.x, y: $0.y, floor: $0.floor) }
         let walk = venue.walkingSurvey(stops: stops, device: SimulatedVenues.surveyDevices[0], seconds: 600, startTime: 1_795_000_000, using: &generator)
-        let spots = try writer.venue("demo-hall").spots
+        let spots = try await writer.venue("demo-hall").spots
         let checkpoints: [BeaconfixClient.Components.Schemas.SurveyCheckpoint] = walk.checkpoints.map { checkpoint in
             let via = checkpoint.via.isEmpty ? nil : checkpoint.via.map { [$0.x, $0.y] }
             if let spot = spots.first(where: { $0.x == checkpoint.position.x && $0.y == checkpoint.position.y && $0.floor == checkpoint.position.floor }) {
@@ -228,7 +228,7 @@ struct SurveySessionTests {
             #expect(try problem.body.json.error.message.contains("checkpoints[0]: the venue has no spot 'G-Z9'"))
             // And the coverage route places every line the checkpoints enclose
             let reference = try FingerprintStore.inMemory()
-            try Self.importDemoVenue(into: reference)
+            try await Self.importDemoVenue(into: reference)
             let path = try WalkedPath(checkpoints: walk.checkpoints)
             let enclosed = walk.lines.filter { if case .placed = path.placement(at: $0.t) { true } else { false } }
             let coverage = try await beaconfix.getSurveySessionCoverage(path: .init(venue: "demo-hall", session: opened.id)).ok.body.json
@@ -240,11 +240,11 @@ struct SurveySessionTests {
             let source = ScanLogSamples(
                 try ScanLine.jsonLines(walk.lines), skipBad: false,
                 walk: WalkingSurvey(path: path, spots: WalkSpotAssignment(spots: spots, cellSize: 1, snapDistance: 0.5)))
-            let expected = try reference.record(
+            let expected = try await reference.record(
                 from: source, into: "demo-hall", options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
             #expect(committed.fingerprints == expected.fingerprints && committed.placement?.placed == source.walkPlacements.placed)
             #expect(committed.placement?.afterLastCheckpoint == source.walkPlacements.afterLastCheckpoint)
-            #expect(try writer.venue("demo-hall").fingerprints == reference.venue("demo-hall").fingerprints)
+            await #expect(try writer.venue("demo-hall").fingerprints == reference.venue("demo-hall").fingerprints)
         }
     }
 

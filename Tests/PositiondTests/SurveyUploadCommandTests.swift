@@ -28,7 +28,7 @@ struct SurveyUploadCommandTests {
     func resumedUpload() async throws {
         // Given positiond on the demo venue with a survey key, and the demo survey log in a folder
         let store = try await TestEnvironment.demoStore()
-        let key = try store.createKey(name: "rig", scope: .survey)
+        let key = try await store.createKey(name: "rig", scope: .survey)
         let folder = try ScratchSpace.directory("upload")
         let log = folder.appendingPathComponent("survey.jsonl")
         try TestEnvironment.demoFile("survey.jsonl").write(to: log)
@@ -36,10 +36,10 @@ struct SurveyUploadCommandTests {
         let lines = try TestEnvironment.demoFile("survey.jsonl").split(separator: UInt8(ascii: "\n")).count
         // And what survey record stores from the same log (a copy of the store before the upload)
         let configuration = PositioningConfiguration()
-        let expected = try TestEnvironment.untunedDemoStore().record(
+        let expected = try await TestEnvironment.untunedDemoStore().record(
             from: ScanLogSamples(try Data(contentsOf: log), skipBad: false), into: "demo-hall",
             options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
-        let revisionBefore = try store.venue("demo-hall").revision
+        let revisionBefore = try await store.venue("demo-hall").revision
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.live) { client in
             let server = "http://127.0.0.1:\(try #require(client.port))"
@@ -89,8 +89,8 @@ struct SurveyUploadCommandTests {
     func refusals() async throws {
         // Given positiond on the demo venue, a locate key and a survey key, and a log
         let store = try await TestEnvironment.demoStore()
-        let locateKey = try store.createKey(name: "app", scope: .locate)
-        let surveyKey = try store.createKey(name: "rig", scope: .survey)
+        let locateKey = try await store.createKey(name: "app", scope: .locate)
+        let surveyKey = try await store.createKey(name: "rig", scope: .survey)
         let folder = try ScratchSpace.directory("upload")
         let log = folder.appendingPathComponent("survey.jsonl")
         let survey = try TestEnvironment.demoFile("survey.jsonl").split(separator: UInt8(ascii: "\n"))
@@ -144,7 +144,7 @@ struct SurveyUploadCommandTests {
     func walkingUpload() async throws {
         // Given positiond on the demo venue with a survey key, and ten minutes of a simulated walk as a log without coordinates and a path file
         let store = try await TestEnvironment.demoStore()
-        let key = try store.createKey(name: "rig", scope: .survey)
+        let key = try await store.createKey(name: "rig", scope: .survey)
         let folder = try ScratchSpace.directory("walk-upload")
         let venue = try SimulatedVenues.demoHall(seed: 7)
         var generator = SeededGenerator(seed: 11)
@@ -152,7 +152,7 @@ struct SurveyUploadCommandTests {
         let walk = venue.walkingSurvey(stops: stops, device: SimulatedVenues.surveyDevices[0], seconds: 600, startTime: 1_795_000_000, using: &generator)
         let log = folder.appendingPathComponent("walk.jsonl")
         try ScanLine.jsonLines(walk.lines).write(to: log)
-        let spots = try store.venue("demo-hall").spots
+        let spots = try await store.venue("demo-hall").spots
         let entries = walk.checkpoints.map { checkpoint in
             let via = checkpoint.via.isEmpty ? nil : checkpoint.via.map { [$0.x, $0.y] }
             if let spot = spots.first(where: { $0.x == checkpoint.position.x && $0.y == checkpoint.position.y && $0.floor == checkpoint.position.floor }) {
@@ -168,13 +168,13 @@ struct SurveyUploadCommandTests {
         try WalkPathFile.jsonLines(wrong).write(to: wrongPathFile)
         // And what survey record --path stores from the same files
         let configuration = PositioningConfiguration()
-        let reference = try TestEnvironment.untunedDemoStore()
+        let reference = try await TestEnvironment.untunedDemoStore()
         let source = ScanLogSamples(
             try Data(contentsOf: log), skipBad: false,
             walk: WalkingSurvey(
                 path: try WalkPathFile.path(from: try Data(contentsOf: pathFile), spots: spots),
                 spots: WalkSpotAssignment(spots: spots, cellSize: 1, snapDistance: 0.5)))
-        let expected = try reference.record(
+        let expected = try await reference.record(
             from: source, into: "demo-hall", options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.live) { client in

@@ -41,14 +41,14 @@ enum TestEnvironment {
 
     /// A fresh database file holding demo-hall, imported, recorded and tuned as `make run` does.
     static func demoStore() async throws -> FingerprintStore {
-        let store = try untunedDemoStore()
-        try store.saveTuning(try await demoTuning.value, of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
+        let store = try await untunedDemoStore()
+        try await store.saveTuning(try await demoTuning.value, of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
         return store
     }
 
     /// demo-hall imported and recorded, not tuned (a venue on the default configuration); `adjust` may
     /// change its definition before the import (a geo anchor, none).
-    static func untunedDemoStore(_ adjust: (inout VenueDefinition) -> Void = { _ in }) throws -> FingerprintStore {
+    static func untunedDemoStore(_ adjust: (inout VenueDefinition) -> Void = { _ in }) async throws -> FingerprintStore {
         let directory = try ScratchSpace.directory("positiond")
         let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
         var definition = try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json"))
@@ -58,10 +58,10 @@ enum TestEnvironment {
             guard let plan = floor.plan else { continue }
             plans[floor.level] = try FloorPlanImage(data: demoFile(plan.image), path: plan.image)
         }
-        _ = try store.importVenue(definition, plans: plans)
+        _ = try await store.importVenue(definition, plans: plans)
         let survey = ScanLogDecoder().decode(try demoFile("survey.jsonl")).lines
         let configuration = PositioningConfiguration()
-        _ = try store.record(
+        _ = try await store.record(
             try survey.map { LabelledSample(sample: try $0.line.sample(), truth: $0.line.groundTruth!) }, into: "demo-hall",
             options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
         return store

@@ -28,7 +28,7 @@ struct TrackStateTests {
     @Test("a replica takes over a device another replica tracked: its first answer says rewarmed; a device nobody tracked says new", .enabled(if: postgresURL != nil), .timeLimit(.minutes(1)))
     func rewarmedOnAnotherReplica() async throws {
         // Given replica B serving the demo hall from a shared PostgreSQL store, its services (listener, relay) running
-        let store = try TestEnvironment.postgresStore()
+        let store = try await TestEnvironment.postgresStore()
         _ = try await store.copyVenues(["demo-hall"], from: try TestEnvironment.demoStore())
         let app = try await TestEnvironment.app(store: store)
         let walk = try TestEnvironment.walk

@@ -18,7 +18,7 @@ struct VenueRetunerTests {
     @Test("commits made while the venue is being tuned make exactly one more tuning, after the running one, which sees their survey")
     func coalesced() async throws {
         // Given the demo venue recorded but not tuned, and a retuner over the store's real tuning that logs its calls
-        let store = try TestEnvironment.untunedDemoStore()
+        let store = try await TestEnvironment.untunedDemoStore()
         let log = TuningLog()
         let retuner = VenueRetuner(logger: TestEnvironment.logger) { venue in
             log.counts.withLock { counts in
@@ -44,8 +44,8 @@ struct VenueRetunerTests {
         // not change while it ran, so the first is refused if it read the survey before the commit)
         let counts = log.counts.withLock { $0 }
         #expect(counts.started == 2 && counts.mostAtOnce == 1)
-        let tuned = try #require(try store.tuning(of: "demo-hall"))
-        let latest = try store.venue("demo-hall").revision
+        let tuned = try await #require(try store.tuning(of: "demo-hall"))
+        let latest = try await store.venue("demo-hall").revision
         #expect(tuned.revision > committed.summary.revision && tuned.revision == latest)
         // And when asked again once idle, it tunes again
         await retuner.retune("demo-hall")

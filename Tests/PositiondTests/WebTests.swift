@@ -46,8 +46,8 @@ struct WebTests {
         let uuid = SimulatedVenues.uuid
         let replaced = try BeaconID(parsing: "\(uuid):1:1"), successor = try BeaconID(parsing: "\(uuid):9:1")
         let removed = try BeaconID(parsing: "\(uuid):1:2")
-        _ = try store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: replaced, new: successor), scale: PositioningConfiguration.defaultScale)
-        _ = try store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: removed, new: nil), scale: PositioningConfiguration.defaultScale)
+        _ = try await store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: replaced, new: successor), scale: PositioningConfiguration.defaultScale)
+        _ = try await store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: removed, new: nil), scale: PositioningConfiguration.defaultScale)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.router) { client in
             // When the map asks for the coverage
@@ -59,7 +59,7 @@ struct WebTests {
                 Components.Schemas.VenueList.self, from: Data(buffer: try await client.call(.get, "/v1/venues").body)).venues[0]
             #expect(coverage.spots.count == venue.spots)
             #expect(coverage.spots.map(\.fingerprints).reduce(0, +) == venue.fingerprints)
-            #expect(Set(coverage.spots.filter(\.thin).map(\.name)) == Set(try store.stats(of: "demo-hall").thinSpots.map(\.spot)))
+            #expect(Set(coverage.spots.filter(\.thin).map(\.name)) == Set(try await store.stats(of: "demo-hall").thinSpots.map(\.spot)))
             #expect(coverage.spots.allSatisfy { $0.thin == ($0.fingerprints < 3 || $0.medianBeacons < 3) })
             // And the beacons are active, replaced (naming the successor) or retired
             let byID = Dictionary(uniqueKeysWithValues: coverage.beacons.map { ($0.id, $0) })
@@ -74,7 +74,7 @@ struct WebTests {
     @Test("coverage carries each spot's cross-validation error once the venue is tuned, and none before")
     func crossValidationErrors() async throws {
         // Given demo-hall recorded but not tuned
-        let store = try TestEnvironment.untunedDemoStore()
+        let store = try await TestEnvironment.untunedDemoStore()
         let untuned = try await TestEnvironment.app(store: store)
         try await untuned.test(.router) { client in
             // When the map asks for its coverage
@@ -87,7 +87,7 @@ struct WebTests {
         }
         // When the venue is tuned, as `survey tune` stores it
         let result = try await TestEnvironment.demoTuning.value
-        let stored = try store.saveTuning(result, of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
+        let stored = try await store.saveTuning(result, of: "demo-hall", surveyRevision: try store.venue("demo-hall").revision, seconds: 0)
         let tuned = try await TestEnvironment.app(store: store)
         try await tuned.test(.router) { client in
             let response = try await client.call(.get, "/v1/venues/demo-hall/coverage")
@@ -133,7 +133,7 @@ struct WebTests {
     func liveTickets() async throws {
         // Given a daemon with a locate key
         let store = try await TestEnvironment.demoStore()
-        let app = try store.createKey(name: "app", scope: .locate)
+        let app = try await store.createKey(name: "app", scope: .locate)
         let daemon = try await TestEnvironment.app(store: store)
         try await daemon.test(.live) { client in
             func ticket(_ venue: String = "demo-hall") async throws -> String {

@@ -224,7 +224,7 @@ struct CommandTests {
     }
 
     @Test("a geo anchor is shown, exported and imported back, and locate's positions carry lat/lon that convert back to x/y")
-    func geoAnchor() throws {
+    func geoAnchor() async throws {
         // Given the hall with a geo anchor, recorded
         let anchored = Self.venueJSON.replacingOccurrences(
             of: #"{"id": "hall","#, with: #"{"id": "hall", "geo": {"lat": 41.3851, "lon": 2.1734, "bearing": 123.25},"#)
@@ -243,7 +243,7 @@ struct CommandTests {
         // Then the anchor went out and came back exactly
         let expected = GeoAnchor(lat: 41.3851, lon: 2.1734, bearing: 123.25)
         #expect(exported.geo == expected)
-        #expect(try FingerprintStore.open(path: other, logger: Logger(label: "test")).venue("hall").geo == expected)
+        #expect(try await FingerprintStore.open(path: other, logger: Logger(label: "test")).venue("hall").geo == expected)
         // And locate's position carries lat/lon that the anchor turns back into its x/y within 1 cm
         let live = #"{"t": 1, "device": "visitor", "beacons": [{"uuid": "\#(Self.uuid)", "major": 1, "minor": 1, "rssi": -84}, {"uuid": "\#(Self.uuid)", "major": 1, "minor": 2, "rssi": -70}, {"uuid": "\#(Self.uuid)", "major": 1, "minor": 3, "rssi": -57}]}"#
         let located = try survey("locate", "--venue", "hall", "-", input: live + "\n")

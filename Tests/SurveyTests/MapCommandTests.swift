@@ -84,12 +84,12 @@ struct MapCommandTests {
     }
 
     @Test("error colouring draws the errors the tuning stored; a tuning stored without them is cross-validated again")
-    func storedErrors() throws {
+    func storedErrors() async throws {
         // Given the hall recorded, which tunes it and stores each spot's leave-one-spot-out error
         try commands.importedHall()
         _ = try commands.survey("record", "--venue", "hall", try commands.write(CommandTests.surveyLog(), to: "survey.jsonl"))
         let store = try FingerprintStore.open(path: commands.db, logger: Logger(label: "test"))
-        let tuning = try #require(try store.tuning(of: "hall"))
+        let tuning = try await #require(try store.tuning(of: "hall"))
         let stored = try #require(tuning.result.spotErrors)
         #expect(Set(stored.map(\.name)) == ["a", "b", "c"])
         // When the surveyor draws the errors
@@ -110,7 +110,7 @@ struct MapCommandTests {
         // When the tuning is one stored before tunings kept their spots' errors
         var older = tuning.result
         older.spotErrors = nil
-        try store.saveTuning(older, of: "hall", surveyRevision: try store.venue("hall").revision, seconds: 0)
+        try await store.saveTuning(older, of: "hall", surveyRevision: try store.venue("hall").revision, seconds: 0)
         let fallback = try commands.survey("map", "--venue", "hall", "--color", "error", "--out", out)
         // Then the errors are measured again, saying so, and come out the same
         #expect(fallback.status == 0, "\(fallback.stderr)")

@@ -35,7 +35,7 @@ struct SyntheticWeek: @unchecked Sendable {
             floor.plan = nil
             return floor
         }
-        _ = try! store.importVenue(definition)
+        _ = try! await store.importVenue(definition)
         var generator = SeededGenerator(seed: 11)
         var visits = 0
         for day in 0..<Self.days {

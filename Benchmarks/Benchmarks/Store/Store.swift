@@ -40,13 +40,13 @@ func syntheticLog() -> SyntheticLog {
 }
 
 /// A store holding the synthetic survey in windows of 1: 10,000 fingerprints.
-func storeWithTenThousandFingerprints() -> FingerprintStore {
+func storeWithTenThousandFingerprints() async -> FingerprintStore {
     if let recordedStore { return recordedStore }
     let log = syntheticLog()
     let store = try! FingerprintStore.inMemory()
-    _ = try! store.importVenue(log.venue)
+    _ = try! await store.importVenue(log.venue)
     let samples = ScanLogDecoder().decode(log.data).lines.map { LabelledSample(sample: try! $0.line.sample(), truth: $0.line.groundTruth!) }
-    _ = try! store.record(samples, into: log.venue.id, options: RecordOptions(windowSize: 1, builder: PositioningConfiguration().builder))
+    _ = try! await store.record(samples, into: log.venue.id, options: RecordOptions(windowSize: 1, builder: PositioningConfiguration().builder))
     recordedStore = store
     return store
 }
@@ -59,13 +59,13 @@ let benchmarks: @Sendable () -> Void = {
     // What `survey record` does after reading the file: the log decoded a piece (1 MB) at a time on one
     // core while the previous piece's fingerprints (windows of 3) are built and stored in one transaction.
     // 10,000 lines (17 MB) per iteration: lines/s = 10,000 / the wall-clock time.
-    Benchmark("record 10000 scan-log lines, streamed as survey record does", configuration: .init(setup: { _ = syntheticLog() })) { benchmark in
+    Benchmark("record 10000 scan-log lines, streamed as survey record does", configuration: .init(setup: { _ = syntheticLog() })) { benchmark async throws in
         let log = syntheticLog()
         for _ in benchmark.scaledIterations {
             let store = try FingerprintStore.inMemory()
-            _ = try store.importVenue(log.venue)
+            _ = try await store.importVenue(log.venue)
             benchmark.startMeasurement()
-            blackHole(try store.record(
+            blackHole(try await store.record(
                 from: ScanLogSamples(log.data, skipBad: false), into: log.venue.id,
                 options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder)))
             benchmark.stopMeasurement()
@@ -73,16 +73,16 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The same, one step after the other: decode the whole log, then build and store.
-    Benchmark("record 10000 scan-log lines (decode, fingerprint, store)", configuration: .init(setup: { _ = syntheticLog() })) { benchmark in
+    Benchmark("record 10000 scan-log lines (decode, fingerprint, store)", configuration: .init(setup: { _ = syntheticLog() })) { benchmark async throws in
         let log = syntheticLog()
         for _ in benchmark.scaledIterations {
             let store = try FingerprintStore.inMemory()
-            _ = try store.importVenue(log.venue)
+            _ = try await store.importVenue(log.venue)
             benchmark.startMeasurement()
             let samples = try ScanLogDecoder().decode(log.data).lines.map {
                 LabelledSample(sample: try $0.line.sample(), truth: $0.line.groundTruth!)
             }
-            blackHole(try store.record(
+            blackHole(try await store.record(
                 samples, into: log.venue.id, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder)))
             benchmark.stopMeasurement()
         }
@@ -96,8 +96,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // What positiond does for each new revision: read the survey in one transaction, lay it out.
-    Benchmark("radio map from the store, 10000 fingerprints", configuration: .init(setup: { _ = storeWithTenThousandFingerprints() })) { benchmark in
-        let store = storeWithTenThousandFingerprints()
+    Benchmark("radio map from the store, 10000 fingerprints", configuration: .init(setup: { _ = await storeWithTenThousandFingerprints() })) { benchmark in
+        let store = await storeWithTenThousandFingerprints()
         for _ in benchmark.scaledIterations {
             blackHole(try await store.survey(of: "grid-32x1000", scale: configuration.builder.scale).radioMap())
         }

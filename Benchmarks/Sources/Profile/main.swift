@@ -30,11 +30,11 @@ case "record":
     }
     print("fingerprints alone (windows, cleaning, building): \(buildingOnly)")
     let store = try FingerprintStore.inMemory()
-    _ = try store.importVenue(venue)
+    _ = try await store.importVenue(venue)
     let configuration = PositioningConfiguration()
-    let recording = try clock.measure {
-        _ = try store.record(samples, into: venue.id, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
-    }
+    let recordingStarted = clock.now
+    _ = try await store.record(samples, into: venue.id, options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
+    let recording = clock.now - recordingStarted
     var survey: VenueSurvey?
     let loadingStarted = clock.now
     survey = try await store.survey(of: venue.id, scale: configuration.builder.scale)

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import Synchronization
 
 /// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`. The password is kept
 /// out of ``description`` (what messages and logs show).
@@ -38,49 +38,73 @@ struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
     var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
 }
 
-/// The store on PostgreSQL, through postgres-nio: what a cluster of positiond replicas shares.
+/// The store on PostgreSQL, through postgres-nio's `PostgresClient`: what a cluster of positiond replicas
+/// shares, and what `survey` writes to.
 ///
-/// Transactions are synchronous, as on SQLite: each takes a connection from a small pool and waits on
-/// postgres-nio's futures, so it must run off the event loop and off Swift's concurrency pool (the store's
-/// async entry points hop onto a thread of their own first). Reads run as `REPEATABLE READ READ ONLY`, so a
-/// read sees one state of the database, as a SQLite read transaction does.
+/// The client pools the connections and runs as a service for as long as the backend lives (its `run()` in a
+/// task of the backend's own, cancelled when the backend goes away). Transactions are the client's
+/// `withTransaction`; a read runs as `REPEATABLE READ READ ONLY`, so it sees one state of the database, as a
+/// SQLite read transaction does. Nothing blocks a thread: every statement is awaited.
 final class PostgresBackend: StoreBackend {
     let url: PostgresLocation
-    private let configuration: PostgresConnection.Configuration
-    private let eventLoopGroup: any EventLoopGroup
+    private let client: PostgresClient
+    private let connectionConfiguration: PostgresConnection.Configuration
+    private let running: Task<Void, Never>
     private let logger: Logger
-    /// Idle connections; at most `maximumConnections` exist, counted by `capacity`.
-    private let idle = NIOLockedValueBox<[PostgresConnection]>([])
-    private let capacity: DispatchSemaphore
-    private let nextID = NIOLockedValueBox(0)
+    /// How long a transaction waits for a connection of the pool before it is refused.
+    let leaseTimeout: Duration
 
     var engine: StoreEngine { .postgresql }
     var location: String { url.description }
 
-    /// - Parameter schema: the PostgreSQL schema the store's tables live in (its connections' `search_path`);
-    ///   nil for the database's default, `public`. Lets several stores share one database, as tests do.
-    init(url: PostgresLocation, schema: String? = nil, maximumConnections: Int = 4, logger: Logger) {
+    /// - Parameters:
+    ///   - schema: the PostgreSQL schema the store's tables live in (its connections' `search_path`);
+    ///     nil for the database's default, `public`. Lets several stores share one database, as tests do.
+    ///   - leaseTimeout: how long a transaction waits for a connection of the pool before it is refused.
+    init(url: PostgresLocation, schema: String? = nil, maximumConnections: Int = 4, leaseTimeout: Duration = .seconds(10), logger: Logger) {
         self.url = url
-        var configuration = PostgresConnection.Configuration(
+        self.leaseTimeout = leaseTimeout
+        var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(10)
-        if let schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
-        self.configuration = configuration
-        self.eventLoopGroup = MultiThreadedEventLoopGroup.singleton
-        self.capacity = DispatchSemaphore(value: max(1, maximumConnections))
+        configuration.options.maximumConnections = max(1, maximumConnections)
+        var connectionConfiguration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
+        connectionConfiguration.options.connectTimeout = .seconds(10)
+        if let schema {
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+            connectionConfiguration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        self.connectionConfiguration = connectionConfiguration
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        // On the store's executor, as the transactions: the pool's own work (opening connections, keep-alives)
+        // must not queue behind long computations on Swift's pool either.
+        self.running = Task(executorPreference: StoreTaskExecutor.shared) { await client.run() }
         self.logger = logger
     }
 
     deinit {
-        for connection in idle.withLockedValue({ $0 }) { connection.close().whenComplete { _ in } }
+        running.cancel()
     }
 
-    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    /// Connects once outside the pool, so that a wrong host, port, user, password or database is reported at
+    /// once as ``StoreError/cannotConnect(location:reason:)`` (the pool would keep retrying in the background).
+    func checkConnection() async throws(StoreError) {
+        do {
+            let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            throw .cannotConnect(location: url.description, reason: Self.reason(error))
+        }
     }
 
-    func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED", body)
+    func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+        try await transaction(readOnly: true, dryRun: false, body)
+    }
+
+    func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+        try await transaction(readOnly: false, dryRun: dryRun, body)
     }
 
     /// A connection of its own that LISTENs for the other replicas' notifications.
@@ -88,51 +112,83 @@ final class PostgresBackend: StoreBackend {
         StoreListener(connection: PostgresListenerConnection(url: url, logger: logger))
     }
 
-    private func transaction<T>(begin: String, _ body: (any SQLTransaction) throws -> T) throws -> T {
-        capacity.wait()
-        defer { capacity.signal() }
-        let connection = try checkOut()
-        let transaction = PostgresTransaction(connection: connection, logger: logger)
+    /// A transaction of the client's, given at most ``leaseTimeout`` to obtain its connection: the pool keeps
+    /// retrying a server it cannot reach for a minute before it gives up, and a caller should hear why sooner.
+    private func transaction<T: Sendable>(readOnly: Bool, dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+        let (client, logger, leaseTimeout) = (self.client, self.logger, self.leaseTimeout)
+        let leased = LeaseFlag()
         do {
-            try transaction.execute(begin)
-            let result = try body(transaction)
-            try transaction.execute("COMMIT")
-            idle.withLockedValue { $0.append(connection) }
-            return result
-        } catch {
-            // A connection that cannot even roll back is closed rather than handed to the next transaction.
-            if (try? transaction.execute("ROLLBACK")) != nil, !connection.isClosed {
-                idle.withLockedValue { $0.append(connection) }
-            } else {
-                connection.close().whenComplete { _ in }
+            // The body's statements resume on the store's executor, never queued behind Swift's pool.
+            return try await withTaskExecutorPreference(StoreTaskExecutor.shared) {
+                try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withTransaction(logger: logger) { connection in
+                            leased.set()
+                            let transaction = PostgresTransaction(connection: connection, logger: logger)
+                            // The first statement of the transaction, so it still sets the transaction's mode.
+                            if readOnly { try await transaction.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+                            let result = try await body(transaction)
+                            if dryRun { throw DryRunRollback(result: result) }
+                            return result
+                        }
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: leaseTimeout)
+                        guard leased.isSet else { throw LeaseTimeout() }
+                        return nil
+                    }
+                    while let next = try await group.next() {
+                        if let result = next {
+                            group.cancelAll()
+                            return result
+                        }
+                    }
+                    throw StoreError.storageFault("a PostgreSQL transaction ended without a result")
+                }
             }
+        } catch let error as PostgresTransactionError {
+            if let rollback = error.closureError as? DryRunRollback<T> { return rollback.result }
+            if let closureError = error.closureError { throw closureError }
+            let failure = error.beginError ?? error.commitError ?? error.rollbackError
+            throw StoreError.storageFault("PostgreSQL failed a transaction: \(failure.map(Self.reason) ?? "unknown error")")
+        } catch let error as StoreError {
             throw error
-        }
-    }
-
-    /// An idle connection that is still open, or a new one.
-    private func checkOut() throws -> PostgresConnection {
-        while let connection = idle.withLockedValue({ $0.popLast() }) {
-            if !connection.isClosed { return connection }
-        }
-        let id = nextID.withLockedValue { value in
-            value += 1
-            return value
-        }
-        do {
-            return try PostgresConnection.connect(on: eventLoopGroup.next(), configuration: configuration, id: id, logger: logger).wait()
+        } catch is LeaseTimeout {
+            // Why no connection came: what a connection of its own is told (refused, unknown user, too many clients).
+            try await checkConnection()
+            throw StoreError.cannotConnect(
+                location: url.description, reason: "no connection of the pool became free within \(leaseTimeout)")
+        } catch let error as CancellationError {
+            throw error
         } catch {
+            // The pool gave up on the server (its circuit breaker) or was shut down.
+            try await checkConnection()
             throw StoreError.cannotConnect(location: url.description, reason: Self.reason(error))
         }
     }
 
-    /// PostgreSQL's own message for a failed connection, without the URL (which may hold a password).
+    /// PostgreSQL's own message for a failed connection or statement, without the URL (which may hold a password).
     static func reason(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             return error.serverInfo?[.message] ?? "\(error.code)"
         }
         return "\(error)"
     }
+}
+
+/// Whether a transaction's connection has been leased: until then, its time limit may still end it.
+private final class LeaseFlag: Sendable {
+    private let leased = Atomic<Bool>(false)
+    func set() { leased.store(true, ordering: .releasing) }
+    var isSet: Bool { leased.load(ordering: .acquiring) }
+}
+
+/// No connection was leased in time.
+private struct LeaseTimeout: Error {}
+
+/// Thrown out of a dry run's transaction with its result, so the client rolls it back.
+private struct DryRunRollback<T: Sendable>: Error {
+    let result: T
 }
 
 /// A PostgreSQL connection inside one of its transactions.
@@ -142,15 +198,13 @@ struct PostgresTransaction: SQLTransaction {
 
     var engine: StoreEngine { .postgresql }
 
-    func execute(_ sql: String, _ arguments: [SQLValue]) throws {
-        _ = try run(sql, arguments)
+    func execute(_ sql: String, _ arguments: [SQLValue]) async throws {
+        for try await _ in try await run(sql, arguments) {}
     }
 
-    func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        let result = try run(sql, arguments)
+    func rows(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
         var rows: [SQLRow] = []
-        rows.reserveCapacity(result.rows.count)
-        for row in result.rows {
+        for try await row in try await run(sql, arguments) {
             var columns: [String] = []
             var values: [SQLValue] = []
             for cell in row {
@@ -162,7 +216,7 @@ struct PostgresTransaction: SQLTransaction {
         return rows
     }
 
-    private func run(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
+    private func run(_ sql: String, _ arguments: [SQLValue]) async throws -> PostgresRowSequence {
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {
@@ -174,7 +228,7 @@ struct PostgresTransaction: SQLTransaction {
             }
         }
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: Self.numberingParameters(sql), binds: binds), logger: logger).wait()
+            return try await connection.query(PostgresQuery(unsafeSQL: Self.numberingParameters(sql), binds: binds), logger: logger)
         } catch let error as PSQLError {
             throw StoreError.storageFault("PostgreSQL refused a statement: \(error.serverInfo?[.message] ?? "\(error.code)")")
         }

@@ -154,25 +154,26 @@ enum PostgresMigrations {
     ///
     /// - Throws: ``StoreError/newerSchema(path:unknownMigrations:)`` when the database has migrations this
     ///   build does not know (written by a newer beaconfix); nothing is changed then.
-    static func migrate(_ backend: any StoreBackend) throws {
-        try backend.write { transaction in
-            // One lock for the whole schema, held until this transaction ends.
-            try transaction.execute("SELECT pg_advisory_xact_lock(7240101)")
-            try transaction.execute("CREATE TABLE IF NOT EXISTS beaconfix_migrations (identifier TEXT PRIMARY KEY)")
-            let applied = Set(try transaction.rows("SELECT identifier FROM beaconfix_migrations", []).map { try $0.text("identifier") })
+    static func migrate(_ backend: any StoreBackend) async throws {
+        try await backend.write { transaction in
+            // One lock per schema (replicas sharing a schema migrate one after the other; stores in other
+            // schemas of the database need not wait), held until this transaction ends.
+            try await transaction.execute("SELECT pg_advisory_xact_lock(7240101, hashtext(current_schema()))")
+            try await transaction.execute("CREATE TABLE IF NOT EXISTS beaconfix_migrations (identifier TEXT PRIMARY KEY)")
+            let applied = Set(try await transaction.rows("SELECT identifier FROM beaconfix_migrations", []).map { try $0.text("identifier") })
             let unknown = applied.subtracting(migrations.map(\.identifier)).sorted()
             guard unknown.isEmpty else { throw StoreError.newerSchema(path: backend.location, unknownMigrations: unknown) }
             for migration in migrations where !applied.contains(migration.identifier) {
-                for statement in migration.statements { try transaction.execute(statement) }
-                try transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (?)", [.text(migration.identifier)])
+                for statement in migration.statements { try await transaction.execute(statement) }
+                try await transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (?)", [.text(migration.identifier)])
             }
         }
     }
 
     /// The migrations applied to the database, by name.
-    static func applied(_ backend: any StoreBackend) throws -> [String] {
-        try backend.read { transaction in
-            try transaction.rows("SELECT identifier FROM beaconfix_migrations", []).map { try $0.text("identifier") }
+    static func applied(_ backend: any StoreBackend) async throws -> [String] {
+        try await backend.read { transaction in
+            try await transaction.rows("SELECT identifier FROM beaconfix_migrations", []).map { try $0.text("identifier") }
         }
     }
 }

@@ -3,12 +3,12 @@ import Foundation
 /// What PostgreSQL does its own way (the requirements of ``SQLTransaction`` beyond statements).
 extension PostgresTransaction {
     /// `pg_notify`: delivered to the listening replicas when the transaction commits, never for a rollback.
-    func notify(channel: String, payload: String) throws {
-        try execute("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
+    func notify(channel: String, payload: String) async throws {
+        try await execute("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
     }
 
-    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) throws {
-        let scanned = try self.rows(sql, [.text(argument)]).map { found in
+    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws {
+        let scanned = try await self.rows(sql, [.text(argument)]).map { found in
             let values = found.values
             guard let first = values[0].int64, let second = values[1].int64, let third = values[2].double,
                   let fourth = values[3].double, let fifth = values[4].double
@@ -23,8 +23,8 @@ extension PostgresTransaction {
     }
 
     /// `percentile_disc` over the visits themselves; zones in byte order (`COLLATE "C"`), as SQLite sorts them.
-    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) throws -> [ZoneDwell] {
-        let rows = try rows(
+    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) async throws -> [ZoneDwell] {
+        let rows = try await rows(
             """
             SELECT zone, COUNT(*) AS visits, AVG(duration) AS mean, percentile_disc(0.5) WITHIN GROUP (ORDER BY duration) AS median,
             percentile_disc(0.9) WITHIN GROUP (ORDER BY duration) AS p90 FROM zoneVisit

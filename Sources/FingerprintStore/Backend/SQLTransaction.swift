@@ -71,11 +71,6 @@ struct SQLRow: Sendable {
     }
 }
 
-/// One open transaction, on either engine: what the store's operations run their SQL in. Statements mark
-/// their parameters with `?` on both engines (the PostgreSQL side numbers them).
-///
-/// What the engines do differently is a requirement here, implemented once per engine in Backend/, so that
-/// the operations never ask which engine they run on.
 /// A row of ``SQLTransaction/scan(_:argument:_:)``: two integers and three reals.
 struct ScannedRow {
     var first: Int64
@@ -85,40 +80,58 @@ struct ScannedRow {
     var fifth: Double
 }
 
+/// One open transaction, on either engine: what the store's operations run their SQL in. Statements mark
+/// their parameters with `?` on both engines (the PostgreSQL side numbers them).
+///
+/// What the engines do differently is a requirement here, implemented once per engine in Backend/, so that
+/// the operations never ask which engine they run on.
 protocol SQLTransaction {
     var engine: StoreEngine { get }
     /// Runs a statement that returns no rows.
-    func execute(_ sql: String, _ arguments: [SQLValue]) throws
+    func execute(_ sql: String, _ arguments: [SQLValue]) async throws
     /// Runs a query and returns all its rows.
-    func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow]
+    func rows(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow]
     /// Tells the other processes sharing the store that `channel` changed, when the transaction commits
     /// (never for a rollback); nothing where the engine cannot (SQLite: readers poll).
-    func notify(channel: String, payload: String) throws
+    func notify(channel: String, payload: String) async throws
     /// Runs a query of five columns (two integers, three reals) that takes one text argument, handing its
     /// rows over in chunks without building a row each: the hot scan of a venue's fingerprint entries.
-    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) throws
+    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws
     /// The dwell per zone of `venue`'s finished visits entered in `from..<to` and lasting at least
     /// `minimumVisit` seconds: count, nearest-rank median and p90 (visits' own durations), mean; by zone name.
-    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) throws -> [ZoneDwell]
+    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) async throws -> [ZoneDwell]
     /// Inserts fingerprints and their entries in bulk, as fast as the engine allows.
     func entryInserter() throws -> any EntryInserting
 }
 
 extension SQLTransaction {
-    func execute(_ sql: String) throws { try execute(sql, []) }
+    func execute(_ sql: String) async throws { try await execute(sql, []) }
 }
 
-/// A database the store can open transactions on. Transactions are synchronous and run on the calling
-/// thread (a background one: the async entry points of the store hop off Swift's concurrency pool first,
-/// as GRDB's do); a transaction whose body throws is rolled back.
+/// A transaction's body: the store's operations, written once for both engines. Asynchronous because
+/// PostgreSQL's statements wait on the network; on SQLite it runs straight through on the connection's thread
+/// (``ConnectionThreadExecutor``).
+typealias TransactionBody<T> = @Sendable (any SQLTransaction) async throws -> T
+
+/// A database the store can open transactions on, without blocking a thread of Swift's concurrency pool or of
+/// NIO's event loops: SQLite's run on GRDB's queues, PostgreSQL's on postgres-nio's client. A transaction whose
+/// body throws is rolled back.
 protocol StoreBackend: Sendable {
     var engine: StoreEngine { get }
     /// Where the database is, for messages; never a credential.
     var location: String { get }
     /// A read-only transaction that sees one consistent state of the database.
-    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
-    /// A read-write transaction, committed when `body` returns.
-    func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T
+    func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T
+    /// A read-write transaction, committed when `body` returns, or rolled back when `dryRun` is set (what a
+    /// dry run reports is then what the write would have done).
+    func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T
     /// A listener of the changes other processes notify; nil where the engine has none (SQLite).
     func listener(logger: Logger) -> StoreListener?
+}
+
+extension StoreBackend {
+    /// A read-write transaction, committed when `body` returns.
+    func write<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+        try await write(dryRun: false, body)
+    }
 }

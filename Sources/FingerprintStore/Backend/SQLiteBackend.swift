@@ -3,18 +3,52 @@ import GRDB
 import Logging
 
 /// The store on SQLite, through GRDB: the embedded default.
+///
+/// Transactions run on GRDB's queues through its asynchronous API (the caller's task waits without holding a
+/// thread), and their bodies run on the connection's own thread (``ConnectionThreadExecutor``).
 struct SQLiteBackend: StoreBackend {
     let writer: any DatabaseWriter
+    let logger: Logger
 
     var engine: StoreEngine { .sqlite }
     var location: String { writer.path }
 
-    func read<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        try writer.read { db in try body(SQLiteTransaction(db: db)) }
+    func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+        try await writer.read { db in
+            try ConnectionThreadExecutor.run(with: db) { db in try await body(SQLiteTransaction(db: db)) }
+        }
     }
 
-    func write<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        try writer.write { db in try body(SQLiteTransaction(db: db)) }
+    /// A write transaction (`BEGIN IMMEDIATE`), with one thing GRDB's own write lacks: when the disk fills up,
+    /// the space the failed transaction took in the write-ahead log is given back before the error is thrown.
+    /// Without that, the rolled-back frames keep the disk full, and the next process that opens the database
+    /// (positiond restarting, `survey stats`) dies of SIGBUS when SQLite maps the shared-memory file it cannot
+    /// grow.
+    ///
+    /// - Throws: ``StoreError/diskFull(path:)`` when the disk is full (nothing was written), or what `body` throws.
+    func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+        // Committed frames still in the log are copied into the database first, while there is room: then a
+        // transaction that fills the disk leaves only its own frames, which truncation simply drops.
+        _ = try? await writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        do {
+            return try await writer.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try ConnectionThreadExecutor.run(with: db) { db in try await body(SQLiteTransaction(db: db)) }
+                    return dryRun ? .rollback : .commit
+                }
+                return result!
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            // The transaction is rolled back; truncating the log frees its frames (nothing committed is lost:
+            // a checkpoint copies committed frames into the database before truncating).
+            do {
+                _ = try await writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            } catch {
+                logger.warning("the write-ahead log could not be truncated after the disk filled up", metadata: ["error": "\(error)"])
+            }
+            throw StoreError.diskFull(path: writer.path)
+        }
     }
 
     /// SQLite has no notifications between processes: readers poll the revisions.
@@ -27,11 +61,11 @@ struct SQLiteTransaction: SQLTransaction {
 
     var engine: StoreEngine { .sqlite }
 
-    func execute(_ sql: String, _ arguments: [SQLValue]) throws {
+    func execute(_ sql: String, _ arguments: [SQLValue]) async throws {
         try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
     }
 
-    func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+    func rows(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
         let statement = try db.makeStatement(sql: sql)
         let columns = statement.columnNames
         return try Row.fetchAll(statement, arguments: StatementArguments(arguments.map(\.databaseValue))).map { row in

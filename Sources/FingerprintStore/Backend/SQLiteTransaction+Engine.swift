@@ -5,11 +5,11 @@ import GRDBSQLite
 /// What SQLite does its own way (the requirements of ``SQLTransaction`` beyond statements).
 extension SQLiteTransaction {
     /// SQLite has no notifications between processes: readers poll the revisions.
-    func notify(channel: String, payload: String) throws {}
+    func notify(channel: String, payload: String) async throws {}
 
     /// Stepped through SQLite's API (GRDB's rows box every value, and this is a revision reload's hot read),
     /// handed over 1,024 rows at a time from one buffer.
-    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) throws {
+    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws {
         let statement = try db.makeStatement(sql: sql)
         try statement.setArguments([argument])
         let sqlite = statement.sqliteStatement
@@ -45,7 +45,7 @@ extension SQLiteTransaction {
     /// percentile's bucket is opened to find the visit it falls on. The partial days at the period's ends
     /// come from the visits. Every visit read goes through the covering index (venueId, zone, duration,
     /// enteredAt).
-    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) throws -> [ZoneDwell] {
+    func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) async throws -> [ZoneDwell] {
         let firstDay = Int64((from / 86_400).rounded(.up)), endDay = Int64((to / 86_400).rounded(.down))
         let minimumBucket = Int64(minimumVisit.rounded(.down))
         // zone → whole seconds → (visits, total seconds), from the histogram.

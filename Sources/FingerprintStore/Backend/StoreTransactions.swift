@@ -1,53 +1,22 @@
 import Foundation
-import GRDB
-import NIOPosix
 
 extension FingerprintStore {
     /// A read transaction through the SQL seam, on either engine.
-    func sqlRead<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        try backend.read(body)
+    func sqlRead<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+        try await backend.read(body)
     }
 
-    /// A write transaction through the SQL seam; on SQLite with the disk-full handling of ``write(_:)``.
-    func sqlWrite<T>(_ body: (any SQLTransaction) throws -> T) throws -> T {
-        if backend.engine == .sqlite { return try write { db in try body(SQLiteTransaction(db: db)) } }
-        return try backend.write(body)
+    /// A write transaction through the SQL seam; on SQLite with its disk-full handling.
+    func sqlWrite<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+        try await backend.write(dryRun: false, body)
     }
 
     /// A write transaction through the SQL seam, committed, or rolled back when `dryRun` is set (what a dry
     /// run reports is what the write would have done).
-    func sqlTransaction<T>(dryRun: Bool, _ body: (any SQLTransaction) throws -> T) throws -> T {
-        if backend.engine == .sqlite { return try transaction(dryRun: dryRun) { db in try body(SQLiteTransaction(db: db)) } }
-        guard dryRun else { return try backend.write(body) }
-        var result: T?
-        do {
-            try backend.write { transaction in
-                result = try body(transaction)
-                throw DryRunRollback()
-            }
-        } catch is DryRunRollback {}
-        return result!
-    }
-
-    /// ``sqlRead(_:)`` without blocking a thread of Swift's concurrency pool: GRDB's reader queue on
-    /// SQLite, NIO's blocking-work pool on PostgreSQL (whose transactions wait on the network).
-    func sqlRead<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
-        if backend.engine == .sqlite { return try await writer.read { db in try body(SQLiteTransaction(db: db)) } }
-        let backend = self.backend
-        return try await NIOThreadPool.singleton.runIfActive { try backend.read(body) }
-    }
-
-    /// ``sqlWrite(_:)`` without blocking a thread of Swift's concurrency pool: GRDB's asynchronous write
-    /// on SQLite (with the disk-full handling), NIO's blocking-work pool on PostgreSQL.
-    func sqlWrite<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
-        if backend.engine == .sqlite { return try await write { db in try body(SQLiteTransaction(db: db)) } }
-        let backend = self.backend
-        return try await NIOThreadPool.singleton.runIfActive { try backend.write(body) }
+    func sqlTransaction<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+        try await backend.write(dryRun: dryRun, body)
     }
 }
-
-/// Thrown out of a dry run's transaction, so the backend rolls it back.
-private struct DryRunRollback: Error {}
 
 extension SQLValue {
     /// A date as both engines store every time: seconds since the Unix epoch, to the millisecond.

@@ -80,7 +80,7 @@ extension FingerprintStore {
     }
 
     /// Creates a key and returns its token (shown once).
-    public func createKey(name: String, scope: APIKeyScope) throws -> CreatedAPIKey {
+    public func createKey(name: String, scope: APIKeyScope) async throws -> CreatedAPIKey {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw StoreError.invalidInput("a key needs a name") }
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
@@ -90,11 +90,11 @@ extension FingerprintStore {
         // Stored to the millisecond, as the engines keep it, so the answer equals what a later read gives.
         let now = SQLValue.storedPrecision(Date())
         let prefix = String(token.prefix(10))
-        let id = try sqlWrite { transaction -> Int64 in
+        let id = try await sqlWrite { transaction -> Int64 in
             var row = APIKeyRow(
                 id: nil, name: name, scope: scope.rawValue, tokenHash: Self.hash(token: token), tokenPrefix: prefix, createdAt: now, revokedAt: nil)
-            try row.insert(transaction)
-            try Self.notifyKeysChanged(transaction)
+            try await row.insert(transaction)
+            try await Self.notifyKeysChanged(transaction)
             return try row.id ?? { throw StoreError.storageFault("the new API key was not given an id") }()
         }
         logger.debug("api key created", metadata: ["key.id": "\(id)", "key.scope": "\(scope.rawValue)"])
@@ -102,23 +102,23 @@ extension FingerprintStore {
     }
 
     /// Every key, revoked ones included, by id.
-    public func keys() throws -> [APIKeyInfo] {
-        try sqlRead { transaction in
-            try APIKeyRow.fetchAll(transaction, orderBy: "id").map { row throws(StoreError) in try APIKeyInfo(row) }
+    public func keys() async throws -> [APIKeyInfo] {
+        try await sqlRead { transaction in
+            try await APIKeyRow.fetchAll(transaction, orderBy: "id").map { row throws(StoreError) in try APIKeyInfo(row) }
         }
     }
 
     /// Revokes a key by id; revoking twice is an error.
-    public func revokeKey(id: Int64) throws -> APIKeyInfo {
-        try sqlWrite { transaction in
-            guard let row = try APIKeyRow.fetchOne(transaction, where: "id = ?", [.integer(id)]) else {
+    public func revokeKey(id: Int64) async throws -> APIKeyInfo {
+        try await sqlWrite { transaction in
+            guard let row = try await APIKeyRow.fetchOne(transaction, where: "id = ?", [.integer(id)]) else {
                 throw StoreError.invalidInput("there is no API key \(id)")
             }
             var key = try APIKeyInfo(row)
             guard key.revokedAt == nil else { throw StoreError.conflict("API key \(id) is already revoked") }
             let now = SQLValue.storedPrecision(Date())
-            try transaction.execute("UPDATE apiKey SET revokedAt = ? WHERE id = ?", [SQLValue(now), .integer(id)])
-            try Self.notifyKeysChanged(transaction)
+            try await transaction.execute("UPDATE apiKey SET revokedAt = ? WHERE id = ?", [SQLValue(now), .integer(id)])
+            try await Self.notifyKeysChanged(transaction)
             key.revokedAt = now
             return key
         }
@@ -126,19 +126,19 @@ extension FingerprintStore {
 
     /// Tells the replicas sharing a PostgreSQL store that the keys changed: delivered when the transaction
     /// commits (never for a rollback), so they re-read the keys at once instead of polling for them.
-    private static func notifyKeysChanged(_ transaction: any SQLTransaction) throws {
-        try transaction.notify(channel: StoreChannels.keys, payload: "")
+    private static func notifyKeysChanged(_ transaction: any SQLTransaction) async throws {
+        try await transaction.notify(channel: StoreChannels.keys, payload: "")
     }
 
     /// The scopes of the active keys by token hash: what the daemon caches to authenticate requests
     /// without touching the database on each one.
-    public func activeKeyHashes() throws -> [String: APIKeyScope] {
-        try sqlRead(Self.activeKeyHashes)
+    public func activeKeyHashes() async throws -> [String: APIKeyScope] {
+        try await sqlRead(Self.activeKeyHashes)
     }
 
-    private static func activeKeyHashes(_ transaction: any SQLTransaction) throws -> [String: APIKeyScope] {
+    private static func activeKeyHashes(_ transaction: any SQLTransaction) async throws -> [String: APIKeyScope] {
         var keys: [String: APIKeyScope] = [:]
-        for row in try APIKeyRow.fetchAll(transaction, where: "revokedAt IS NULL") {
+        for row in try await APIKeyRow.fetchAll(transaction, where: "revokedAt IS NULL") {
             keys[row.tokenHash] = try APIKeyInfo(row).scope
         }
         return keys
@@ -148,8 +148,8 @@ extension FingerprintStore {
     /// concurrency pool: whether any key was ever created, and the scopes of the active keys by token hash.
     public func authenticationState() async throws -> (anyKeyCreated: Bool, active: [String: APIKeyScope]) {
         try await sqlRead { transaction in
-            let count = try transaction.rows("SELECT COUNT(*) AS keys FROM apiKey", []).first?.integer("keys") ?? 0
-            return (count > 0, try Self.activeKeyHashes(transaction))
+            let count = try await transaction.rows("SELECT COUNT(*) AS keys FROM apiKey", []).first?.integer("keys") ?? 0
+            return (count > 0, try await Self.activeKeyHashes(transaction))
         }
     }
 }

@@ -22,32 +22,36 @@ extension FingerprintStore {
     /// - Parameter venues: the venues to copy, nil for every venue of the source.
     /// - Throws: ``StoreError/unknownVenue(_:)`` for a venue the source lacks, ``StoreError/conflict(_:)``
     ///   when one already has fingerprints here (a copy adds, so copying twice would double the survey).
-    public func copyVenues(_ venues: [String]?, from source: FingerprintStore) throws -> [VenueCopySummary] {
-        let read = try source.sqlRead { transaction in
-            let ids = try venues ?? transaction.rows("SELECT id FROM venue ORDER BY id", []).map { try $0.text("id") }
-            return try ids.map { id in
-                let details = try source.venueDetails(id, transaction)
-                let plans = try FloorPlanRecord.all(of: id, transaction).reduce(into: [Int: FloorPlanImage]()) {
+    public func copyVenues(_ venues: [String]?, from source: FingerprintStore) async throws -> [VenueCopySummary] {
+        let read = try await source.sqlRead { transaction in
+            var ids = venues ?? []
+            if venues == nil { ids = try await transaction.rows("SELECT id FROM venue ORDER BY id", []).map { try $0.text("id") } }
+            var read: [(details: VenueDetails, plans: [Int: FloorPlanImage], fingerprints: [ExportedFingerprint], tuning: SQLRow?)] = []
+            for id in ids {
+                let details = try await source.venueDetails(id, transaction)
+                let plans = try await FloorPlanRecord.all(of: id, transaction).reduce(into: [Int: FloorPlanImage]()) {
                     $0[$1.level] = FloorPlanImage(data: $1.data, mediaType: $1.mediaType)
                 }
-                return (
-                    details: details, plans: plans, fingerprints: try source.exportFingerprints(of: id, transaction),
-                    tuning: try transaction.rows("SELECT revision, configuration, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(id)]).first)
+                read.append((
+                    details: details, plans: plans, fingerprints: try await source.exportFingerprints(of: id, transaction),
+                    tuning: try await transaction.rows("SELECT revision, configuration, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(id)]).first))
             }
+            return read
         }
-        let summaries = try sqlWrite { transaction in
-            try read.map { venue in
+        let summaries = try await sqlWrite { transaction in
+            var summaries: [VenueCopySummary] = []
+            for venue in read {
                 let id = venue.details.id
-                let imported = try importExport(
+                let imported = try await self.importExport(
                     venue: venue.details.definition(includingRetired: true), plans: venue.plans, fingerprints: venue.fingerprints, transaction)
                 var revision = imported.revision
                 if let tuning = venue.tuning {
                     // A tuning made at the source's current revision describes the copied survey as it is: it is
                     // current here too. An older one stays older (one revision before the copy).
                     let current = try tuning.int("revision") == venue.details.revision
-                    if current { try bumpRevision(of: id, transaction) }
-                    revision = try self.revision(of: id, transaction)
-                    try transaction.execute(
+                    if current { try await self.bumpRevision(of: id, transaction) }
+                    revision = try await self.revision(of: id, transaction)
+                    try await transaction.execute(
                         """
                         INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (?, ?, ?, ?, ?, ?)
                         ON CONFLICT(venueId) DO UPDATE SET revision = excluded.revision, configuration = excluded.configuration,
@@ -58,10 +62,11 @@ extension FingerprintStore {
                             tuning["seconds"],
                         ])
                 }
-                return VenueCopySummary(
+                summaries.append(VenueCopySummary(
                     venue: id, fingerprints: imported.fingerprints, entries: imported.entries, floorPlans: venue.plans.count,
-                    tuned: venue.tuning != nil, revision: revision)
+                    tuned: venue.tuning != nil, revision: revision))
             }
+            return summaries
         }
         logger.debug("venues copied", metadata: ["venues": "\(summaries.map(\.venue))", "source": "\(source.path)"])
         return summaries

@@ -54,19 +54,19 @@ extension FingerprintStore {
     /// The coverage of venue `venueID`, in one read transaction.
     /// Read without blocking a thread of Swift's concurrency pool.
     public func coverage(of venueID: String) async throws -> VenueCoverage {
-        try await sqlRead { db in try self.coverage(of: venueID, db) }
+        try await sqlRead { db in try await self.coverage(of: venueID, db) }
     }
 
     /// A venue's survey and its coverage, read in one transaction so that both describe the same revision:
     /// what the daemon loads when a venue changes.
     public func surveyAndCoverage(of venueID: String, scale: any RelativePowerScale) async throws -> (survey: VenueSurvey, coverage: VenueCoverage) {
-        try await sqlRead { db in (try self.loadSurvey(of: venueID, scale: scale, db), try self.coverage(of: venueID, db)) }
+        try await sqlRead { db in (try await self.loadSurvey(of: venueID, scale: scale, db), try await self.coverage(of: venueID, db)) }
     }
 
-    func coverage(of venueID: String, _ db: any SQLTransaction) throws -> VenueCoverage {
-        let venue = try venueDetails(venueID, db)
-        let counts = Dictionary(uniqueKeysWithValues: try spotCoverage(venueID, db).map { ($0.spot, $0) })
-        let tuning = try tuning(of: venueID, db)
+    func coverage(of venueID: String, _ db: any SQLTransaction) async throws -> VenueCoverage {
+        let venue = try await venueDetails(venueID, db)
+        let counts = Dictionary(uniqueKeysWithValues: try await spotCoverage(venueID, db).map { ($0.spot, $0) })
+        let tuning = try await tuning(of: venueID, db)
         let errors = Dictionary((tuning?.result.spotErrors ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let spots = venue.zones.spots.map { spot in
             VenueCoverage.SpotCoverage(
@@ -75,7 +75,7 @@ extension FingerprintStore {
         }
         // Newest first: the latest replacement of a beacon, not undone, names its successor.
         var successor: [String: String] = [:]
-        for replacement in try replacements(of: venueID, db) where replacement.kind == .replace && replacement.undoneAt == nil {
+        for replacement in try await replacements(of: venueID, db) where replacement.kind == .replace && replacement.undoneAt == nil {
             if successor[replacement.old] == nil, let new = replacement.new { successor[replacement.old] = new }
         }
         let beacons = venue.beacons.map { beacon in

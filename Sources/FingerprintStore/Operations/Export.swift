@@ -112,18 +112,18 @@ public struct FingerprintImportSummary: Hashable, Sendable, Codable {
 
 extension FingerprintStore {
     /// Every fingerprint of a venue in the export format, in storage order, read in one transaction.
-    public func exportFingerprints(of venueID: String) throws -> [ExportedFingerprint] {
-        try sqlRead { db in try exportFingerprints(of: venueID, db) }
+    public func exportFingerprints(of venueID: String) async throws -> [ExportedFingerprint] {
+        try await sqlRead { db in try await self.exportFingerprints(of: venueID, db) }
     }
 
     /// ``exportFingerprints(of:)`` inside the caller's transaction.
-    func exportFingerprints(of venueID: String, _ db: any SQLTransaction) throws -> [ExportedFingerprint] {
+    func exportFingerprints(of venueID: String, _ db: any SQLTransaction) async throws -> [ExportedFingerprint] {
         do {
-            try venueRecord(venueID, db)
+            try await venueRecord(venueID, db)
             var beacons: [Int64: BeaconID] = [:]
-            for (beacon, id) in try beaconIndex(venueID, db, includeRetired: true) { beacons[id] = beacon }
+            for (beacon, id) in try await beaconIndex(venueID, db, includeRetired: true) { beacons[id] = beacon }
             var sessions: [Int64: ExportedFingerprint.Session] = [:]
-            for session in try SurveySessionRecord.all(of: venueID, db) {
+            for session in try await SurveySessionRecord.all(of: venueID, db) {
                 sessions[session.id!] = ExportedFingerprint.Session(
                     operator: session.operator, device: session.device,
                     recordedAt: session.recordedAt.timeIntervalSince1970, sourceFile: session.sourceFile,
@@ -131,7 +131,7 @@ extension FingerprintStore {
             }
             var exported: [ExportedFingerprint] = []
             var index: [Int64: Int] = [:]
-            for row in try db.rows("""
+            for row in try await db.rows("""
                 SELECT f.id, s.name, f.device, f.time, f.sampleCount, f.sessionId
                 FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
                 """, [.text(venueID)]) {
@@ -140,7 +140,7 @@ extension FingerprintStore {
                     spot: try row.text("name"), device: try row.text("device"), time: try row.real("time"),
                     samples: try row.int("sampleCount"), session: sessions[try row.integer("sessionId")]!, entries: []))
             }
-            for row in try db.rows("""
+            for row in try await db.rows("""
                 SELECT e.fingerprintId, e.beaconId, e.relativePower, e.meanRSSI, e.dispersion, e.visibility
                 FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId JOIN spot s ON s.id = f.spotId
                 WHERE s.venueId = ? ORDER BY e.fingerprintId, e.beaconId
@@ -156,8 +156,8 @@ extension FingerprintStore {
 
     /// Adds exported fingerprints to a venue that already has their spots and beacons (import the
     /// export's venue.json first). One transaction; unknown spots or beacons abort it.
-    public func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String) throws -> FingerprintImportSummary {
-        try sqlWrite { db in try importFingerprints(fingerprints, into: venueID, db) }
+    public func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String) async throws -> FingerprintImportSummary {
+        try await sqlWrite { db in try await self.importFingerprints(fingerprints, into: venueID, db) }
     }
 
     /// Imports what `survey export` wrote, venue and fingerprints, in **one** transaction: a failure
@@ -168,30 +168,30 @@ extension FingerprintStore {
     ///   ``importFingerprints(_:into:)``.
     public func importExport(
         venue definition: VenueDefinition, plans: [Int: FloorPlanImage] = [:], fingerprints: [ExportedFingerprint]
-    ) throws -> FingerprintImportSummary {
-        try sqlWrite { db in try importExport(venue: definition, plans: plans, fingerprints: fingerprints, db) }
+    ) async throws -> FingerprintImportSummary {
+        try await sqlWrite { db in try await self.importExport(venue: definition, plans: plans, fingerprints: fingerprints, db) }
     }
 
     /// ``importExport(venue:plans:fingerprints:)`` inside the caller's transaction.
     func importExport(
         venue definition: VenueDefinition, plans: [Int: FloorPlanImage], fingerprints: [ExportedFingerprint], _ db: any SQLTransaction
-    ) throws -> FingerprintImportSummary {
-        if try VenueRecord.find(definition.id, db) != nil,
-            try db.count("SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", [.text(definition.id)]) > 0
+    ) async throws -> FingerprintImportSummary {
+        if try await VenueRecord.find(definition.id, db) != nil,
+            try await db.count("SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", [.text(definition.id)]) > 0
         {
             throw StoreError.conflict("venue '\(definition.id)' already has fingerprints; import into a fresh database or another --db")
         }
-        _ = try importVenue(definition, plans: plans, db)
-        return try importFingerprints(fingerprints, into: definition.id, db)
+        _ = try await importVenue(definition, plans: plans, db)
+        return try await importFingerprints(fingerprints, into: definition.id, db)
     }
 
     /// ``importFingerprints(_:into:)`` inside the caller's transaction.
-    func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String, _ db: any SQLTransaction) throws -> FingerprintImportSummary {
+    func importFingerprints(_ fingerprints: [ExportedFingerprint], into venueID: String, _ db: any SQLTransaction) async throws -> FingerprintImportSummary {
         do {
-            try venueRecord(venueID, db)
-            let beacons = try beaconIndex(venueID, db, includeRetired: true)
+            try await venueRecord(venueID, db)
+            let beacons = try await beaconIndex(venueID, db, includeRetired: true)
             var spots: [String: Int64] = [:]
-            for row in try SpotRecord.all(of: venueID, db) { spots[row.name] = row.id! }
+            for row in try await SpotRecord.all(of: venueID, db) { spots[row.name] = row.id! }
             var sessions: [ExportedFingerprint.Session: Int64] = [:]
             var entryCount = 0
             for (number, fingerprint) in fingerprints.enumerated() {
@@ -206,11 +206,11 @@ extension FingerprintStore {
                         id: nil, venueId: venueID, operator: fingerprint.session.operator, device: fingerprint.session.device,
                         recordedAt: Date(timeIntervalSince1970: fingerprint.session.recordedAt),
                         sourceFile: fingerprint.session.sourceFile, windowSize: fingerprint.session.window)
-                    try record.insert(db)
+                    try await record.insert(db)
                     sessionID = record.id!
                     sessions[fingerprint.session] = sessionID
                 }
-                let fingerprintID = try db.insertReturningID(
+                let fingerprintID = try await db.insertReturningID(
                     "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)",
                     [.integer(spotID), .integer(sessionID), .text(fingerprint.device), .real(fingerprint.time), SQLValue(fingerprint.samples)])
                 // One multi-row insert per fingerprint (at most 150 rows a statement, as `record` does).
@@ -224,16 +224,16 @@ extension FingerprintStore {
                         .real(entry.meanRSSI), .real(entry.visibility),
                     ]
                     if arguments.count == EntryInserter.maximumRowsPerStatement * 6 || position == fingerprint.entries.count - 1 {
-                        try db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
+                        try await db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
                         arguments.removeAll(keepingCapacity: true)
                     }
                     entryCount += 1
                 }
             }
-            if !fingerprints.isEmpty { try bumpRevision(of: venueID, db) }
+            if !fingerprints.isEmpty { try await bumpRevision(of: venueID, db) }
             return FingerprintImportSummary(
                 venue: venueID, sessions: sessions.count, fingerprints: fingerprints.count, entries: entryCount,
-                revision: try revision(of: venueID, db))
+                revision: try await revision(of: venueID, db))
         }
     }
 }

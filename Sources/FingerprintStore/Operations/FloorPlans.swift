@@ -16,19 +16,19 @@ extension FingerprintStore {
     /// - Throws: ``StoreError/unknownVenue(_:)``, ``StoreError/invalidInput(_:)`` for a floor the venue
     ///   does not have or a placement that is not valid.
     @discardableResult
-    public func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage) throws -> Int {
-        let revision = try sqlWrite { db in
-            try venueRecord(venue, db)
+    public func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage) async throws -> Int {
+        let revision = try await sqlWrite { db in
+            try await self.venueRecord(venue, db)
             let problems = placement.problems(level: level)
             guard problems.isEmpty else { throw StoreError.invalidInput(problems.joined(separator: "; ")) }
-            guard try FloorRecord.exists(venue: venue, level: level, db) else {
-                let levels = try FloorRecord.all(of: venue, db).map(\.level)
+            guard try await FloorRecord.exists(venue: venue, level: level, db) else {
+                let levels = try await FloorRecord.all(of: venue, db).map(\.level)
                 throw StoreError.invalidInput(
                     "venue '\(venue)' has no floor \(level) (its floors: \(levels.map(String.init).joined(separator: ", ")))")
             }
-            try setFloorPlan(venue: venue, level: level, placement: placement, image: image, now: Date(), db)
-            try bumpRevision(of: venue, db)
-            return try self.revision(of: venue, db)
+            try await self.setFloorPlan(venue: venue, level: level, placement: placement, image: image, now: Date(), db)
+            try await self.bumpRevision(of: venue, db)
+            return try await self.revision(of: venue, db)
         }
         logger.debug("floor plan set", metadata: ["venue.id": "\(venue)", "floor": "\(level)", "venue.revision": "\(revision)"])
         return revision
@@ -36,12 +36,12 @@ extension FingerprintStore {
 
     /// Writes the plan row inside the caller's transaction; false when the same plan was already there.
     @discardableResult
-    func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, now: Date, _ db: any SQLTransaction) throws -> Bool {
+    func setFloorPlan(venue: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, now: Date, _ db: any SQLTransaction) async throws -> Bool {
         let record = try FloorPlanRecord(venueId: venue, level: level, placement: placement, image: image, updatedAt: now)
-        if let existing = try FloorPlanRecord.find(venue: venue, level: level, db), existing.sameContent(as: record) {
+        if let existing = try await FloorPlanRecord.find(venue: venue, level: level, db), existing.sameContent(as: record) {
             return false
         }
-        try record.save(db)
+        try await record.save(db)
         return true
     }
 
@@ -49,18 +49,18 @@ extension FingerprintStore {
     /// concurrency pool's threads).
     public func floorPlanImage(venue: String, level: Int) async throws -> FloorPlanImage? {
         try await sqlRead { db in
-            try FloorPlanRecord.find(venue: venue, level: level, db)
+            try await FloorPlanRecord.find(venue: venue, level: level, db)
                 .map { FloorPlanImage(data: $0.data, mediaType: $0.mediaType) }
         }
     }
 
     /// Every plan of `venue` by level: its placement as given, where that puts the image's corners, and
     /// the image. What `survey export` writes and `survey map` draws.
-    public func floorPlans(of venue: String) throws -> [Int: StoredFloorPlan] {
-        try sqlRead { db in
-            try venueRecord(venue, db)
+    public func floorPlans(of venue: String) async throws -> [Int: StoredFloorPlan] {
+        try await sqlRead { db in
+            try await self.venueRecord(venue, db)
             var plans: [Int: StoredFloorPlan] = [:]
-            for record in try FloorPlanRecord.all(of: venue, db) {
+            for record in try await FloorPlanRecord.all(of: venue, db) {
                 let (placement, corners) = try record.placement()
                 plans[record.level] = StoredFloorPlan(
                     placement: placement, corners: corners, image: FloorPlanImage(data: record.data, mediaType: record.mediaType))
@@ -70,9 +70,9 @@ extension FingerprintStore {
     }
 
     /// The placement of every plan of `venue` and its corners, by level, without reading the images.
-    func floorPlacements(_ venue: String, _ db: any SQLTransaction) throws -> [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] {
+    func floorPlacements(_ venue: String, _ db: any SQLTransaction) async throws -> [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] {
         var plans: [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] = [:]
-        for row in try db.rows("""
+        for row in try await db.rows("""
             SELECT level, image, referencePoints, topLeftX, topLeftY, topRightX, topRightY, bottomRightX, bottomRightY
             FROM floorPlan WHERE venueId = ?
             """, [.text(venue)])

@@ -45,27 +45,27 @@ extension FingerprintStore {
     /// the remaining beacons, as a live scan (which cannot hear a dead beacon) would compute them.
     /// Fingerprints left with no beacon are skipped.
     ///
-    /// The read runs without blocking a thread of Swift's concurrency pool (GRDB's reader queue on
-    /// SQLite, NIO's blocking-work pool on PostgreSQL).
+    /// The read waits without holding a thread of Swift's concurrency pool (GRDB's reader queue on
+    /// SQLite, postgres-nio's client on PostgreSQL).
     public func survey(of venueID: String, scale: any RelativePowerScale) async throws -> VenueSurvey {
-        try await sqlRead { db in try self.loadSurvey(of: venueID, scale: scale, db) }
+        try await sqlRead { db in try await self.loadSurvey(of: venueID, scale: scale, db) }
     }
 
-    func loadSurvey(of venueID: String, scale: any RelativePowerScale, _ db: any SQLTransaction) throws -> VenueSurvey {
+    func loadSurvey(of venueID: String, scale: any RelativePowerScale, _ db: any SQLTransaction) async throws -> VenueSurvey {
         do {
-            let venue = try venueDetails(venueID, db)
+            let venue = try await venueDetails(venueID, db)
             var spotIndex: [Int64: Int] = [:]
-            let spotRows = try SpotRecord.all(of: venueID, db)
+            let spotRows = try await SpotRecord.all(of: venueID, db)
             for (index, row) in spotRows.enumerated() { spotIndex[row.id!] = index }
             var beacons: [Int64: BeaconID] = [:]
-            for (beacon, id) in try beaconIndex(venueID, db) { beacons[id] = beacon }
+            for (beacon, id) in try await beaconIndex(venueID, db) { beacons[id] = beacon }
 
             var fingerprints: [SurveyedFingerprint] = []
             var fingerprintRows: [Int64: (spot: Int, samples: Int, run: Int, device: String, time: Double)] = [:]
             // A run: consecutive fingerprints (by id) of one spot, session and device.
             var previous: (spot: Int64, session: Int64, device: String)?
             var run = -1
-            for row in try db.rows("""
+            for row in try await db.rows("""
                 SELECT f.id, f.spotId, f.sampleCount, f.sessionId, f.device, f.time
                 FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
                 """, [.text(venueID)]) {
@@ -110,13 +110,13 @@ extension FingerprintStore {
                 entries.append((identity, FingerprintEntry(relativePower: 0, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)))
             }
             // The hot read of a revision reload: each engine scans as fast as it can (SQLite through its own API).
-            try db.scan(entrySQL, argument: venueID) { rows in
+            try await db.scan(entrySQL, argument: venueID) { rows in
                 for row in rows {
                     take(fingerprint: row.first, beacon: row.second, meanRSSI: row.third, dispersion: row.fourth, visibility: row.fifth)
                 }
             }
             flush()
-            return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), surveyed: fingerprints, tuning: try tuning(of: venueID, db))
+            return VenueSurvey(venue: venue, spots: spotRows.map(\.spot), surveyed: fingerprints, tuning: try await tuning(of: venueID, db))
         }
     }
 }

@@ -28,12 +28,12 @@ public struct VenueStats: Hashable, Sendable, Codable {
 
 extension FingerprintStore {
     /// Counts and coverage of a venue's survey, in one read transaction.
-    public func stats(of venueID: String) throws -> VenueStats {
-        try sqlRead { db in
-            let venue = try venueDetails(venueID, db)
+    public func stats(of venueID: String) async throws -> VenueStats {
+        try await sqlRead { db in
+            let venue = try await self.venueDetails(venueID, db)
             let venueArgument: [SQLValue] = [.text(venueID)]
             // Entries are aggregated once per beacon first (there is no index by beacon to join on).
-            let coverageRows = try db.rows("""
+            let coverageRows = try await db.rows("""
                 WITH seen AS (
                   SELECT e.beaconId, COUNT(DISTINCT f.spotId) AS spots, COUNT(*) AS fingerprints
                   FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
@@ -53,15 +53,15 @@ extension FingerprintStore {
             return VenueStats(
                 venue: venueID, revision: venue.revision, floors: venue.floors.count, spots: venue.spots.count,
                 activeBeacons: venue.activeBeacons.count, retiredBeacons: venue.beacons.count - venue.activeBeacons.count,
-                sessions: try db.count("SELECT COUNT(*) FROM surveySession WHERE venueId = ?", venueArgument),
+                sessions: try await db.count("SELECT COUNT(*) FROM surveySession WHERE venueId = ?", venueArgument),
                 fingerprints: venue.fingerprints,
-                entries: try db.count("""
+                entries: try await db.count("""
                     SELECT COUNT(*) FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
                     JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
                     """, venueArgument),
                 beaconsNeverSeen: coverage.filter { $0.fingerprints == 0 }.map(\.beacon),
                 beaconsSeenAtFewSpots: coverage.filter { $0.fingerprints > 0 && $0.spots < 3 },
-                thinSpots: try spotCoverage(venueID, db).filter(\.needsRevisit))
+                thinSpots: try await self.spotCoverage(venueID, db).filter(\.needsRevisit))
         }
     }
 }

@@ -162,23 +162,23 @@ extension FingerprintStore {
         let id = "ses_" + (0..<16).map { _ in String(UInt8.random(in: 0...15, using: &generator), radix: 16) }.joined()
         let openedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try await daemonWrite { transaction in
-            guard try !transaction.rows("SELECT id FROM venue WHERE id = ?", [.text(venue)]).isEmpty else { throw StoreError.unknownVenue(venue) }
-            try SurveyUploadRow(
+            guard try await !transaction.rows("SELECT id FROM venue WHERE id = ?", [.text(venue)]).isEmpty else { throw StoreError.unknownVenue(venue) }
+            try await SurveyUploadRow(
                 id: id, venueId: venue, operator: surveyor, deviceModel: deviceModel, notes: notes, state: SurveyUpload.State.open.rawValue,
                 openedAt: openedAt, walkCell: walk?.cellSize, walkSnap: walk?.snapDistance
             ).insertRow(transaction)
-            return try Self.surveyUpload(id, of: venue, transaction)
+            return try await Self.surveyUpload(id, of: venue, transaction)
         }
     }
 
     /// A survey session of `venue`.
     /// - Throws: ``StoreError/unknownSurveyUpload(venue:id:)``.
     public func surveyUpload(_ id: String, of venue: String) async throws -> SurveyUpload {
-        try await sqlRead { transaction in try Self.surveyUpload(id, of: venue, transaction) }
+        try await sqlRead { transaction in try await Self.surveyUpload(id, of: venue, transaction) }
     }
 
-    static func surveyUpload(_ id: String, of venue: String, _ transaction: any SQLTransaction) throws -> SurveyUpload {
-        guard let row = try SurveyUploadRow.fetchOne(transaction, where: "id = ? AND venueId = ?", [.text(id), .text(venue)])
+    static func surveyUpload(_ id: String, of venue: String, _ transaction: any SQLTransaction) async throws -> SurveyUpload {
+        guard let row = try await SurveyUploadRow.fetchOne(transaction, where: "id = ? AND venueId = ?", [.text(id), .text(venue)])
         else { throw StoreError.unknownSurveyUpload(venue: venue, id: id) }
         return try SurveyUpload(row)
     }
@@ -208,8 +208,8 @@ extension FingerprintStore {
         let checkpointLines = String(decoding: try WalkPathFile.jsonLines(checkpoints), as: UTF8.self)
         let receivedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try await daemonWrite { transaction in
-            var session = try Self.surveyUpload(upload, of: venue, transaction)
-            if let stored = try transaction.rows(
+            var session = try await Self.surveyUpload(upload, of: venue, transaction)
+            if let stored = try await transaction.rows(
                 "SELECT lines, checkpoints FROM surveyUploadBatch WHERE uploadId = ? AND batchId = ?", [.text(upload), .text(batchID)]).first {
                 guard try stored.text("lines") == lines, try stored.text("checkpoints") == checkpointLines else {
                     throw StoreError.conflict("batch '\(batchID)' of survey session \(upload) was stored with other samples; give a new batch a new id")
@@ -225,7 +225,7 @@ extension FingerprintStore {
                     problems.append(.init(
                         index: 0, message: "survey session \(upload) is not a walking survey; open one with 'walk' to send checkpoints", list: .checkpoints))
                 } else {
-                    let spots = WalkPathFile.spotsByName(try SpotRecord.all(of: venue, transaction).map(\.spot))
+                    let spots = WalkPathFile.spotsByName(try await SpotRecord.all(of: venue, transaction).map(\.spot))
                     for (index, entry) in checkpoints.enumerated() {
                         do {
                             _ = try entry.checkpoint(spotsByName: spots)
@@ -236,11 +236,11 @@ extension FingerprintStore {
                 }
             }
             guard problems.isEmpty else { throw InvalidSurveyBatch(problems: problems) }
-            try transaction.execute(
+            try await transaction.execute(
                 "INSERT INTO surveyUploadBatch (uploadId, batchId, position, samples, lines, receivedAt, checkpoints) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [.text(upload), .text(batchID), .integer(Int64(session.batches + 1)), .integer(Int64(samples.count)), .text(lines), .real(receivedAt),
                  .text(checkpointLines)])
-            try transaction.execute(
+            try await transaction.execute(
                 "UPDATE surveyUpload SET samples = samples + ?, batches = batches + 1, checkpoints = checkpoints + ? WHERE id = ?",
                 [.integer(Int64(samples.count)), .integer(Int64(checkpoints.count)), .text(upload)])
             session.samples += samples.count
@@ -274,29 +274,30 @@ extension FingerprintStore {
     public func commitSurveyUpload(_ id: String, of venue: String, options: RecordOptions) async throws -> SurveyUploadCommit {
         let closedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         let result = try await daemonWrite { transaction -> SurveyUploadCommit in
-            var session = try Self.surveyUpload(id, of: venue, transaction)
+            var session = try await Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else {
                 throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already")
             }
             guard session.samples > 0 else { throw StoreError.invalidInput("survey session \(id) holds no sample: nothing to record") }
-            let log = try Self.surveyUploadLog(id, transaction)
+            let log = try await Self.surveyUploadLog(id, transaction)
             var options = options
             options.operator = options.operator ?? session.operator
             options.sourceFile = "survey session \(id)"
-            let walk = try session.walk.map { settings in try Self.walkingSurvey(of: id, settings: settings, venue: venue, transaction) }
+            var walk: WalkingSurvey?
+            if let settings = session.walk { walk = try await Self.walkingSurvey(of: id, settings: settings, venue: venue, transaction) }
             let samples = ScanLogSamples(log, skipBad: false, walk: walk)
-            let summary = try self.record(from: samples, into: venue, options: options, transaction)
+            let summary = try await self.record(from: samples, into: venue, options: options, transaction)
             let placements = walk.map { _ in samples.walkPlacements }
             guard summary.samples > 0 else {
                 throw StoreError.invalidInput(
                     "no sample of survey session \(id) lies on its walked path (\(placements?.beforeFirstCheckpoint ?? 0) before the first checkpoint, "
                         + "\(placements?.afterLastCheckpoint ?? 0) after the last, \(placements?.betweenFloors ?? 0) between floors): nothing to record")
             }
-            try transaction.execute(
+            try await transaction.execute(
                 "UPDATE surveyUpload SET state = 'committed', closedAt = ?, fingerprints = ?, revision = ? WHERE id = ?",
                 [.real(closedAt), .integer(Int64(summary.fingerprints)), .integer(Int64(summary.revision)), .text(id)])
             // The samples now live in the venue's survey; the session keeps its counts.
-            try transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = ?", [.text(id)])
+            try await transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = ?", [.text(id)])
             session.state = .committed
             session.closedAt = Date(timeIntervalSince1970: closedAt)
             session.fingerprints = summary.fingerprints
@@ -310,11 +311,11 @@ extension FingerprintStore {
     /// A walking session's path from every checkpoint its batches hold, put in time order, and how its
     /// placed samples join the venue's spots.
     /// - Throws: ``StoreError/invalidInput(_:)`` for a walk without a checkpoint, or two at the same time.
-    static func walkingSurvey(of id: String, settings: SurveyWalkSettings, venue: String, _ transaction: any SQLTransaction) throws -> WalkingSurvey {
-        let spots = try SpotRecord.all(of: venue, transaction).map(\.spot)
+    static func walkingSurvey(of id: String, settings: SurveyWalkSettings, venue: String, _ transaction: any SQLTransaction) async throws -> WalkingSurvey {
+        let spots = try await SpotRecord.all(of: venue, transaction).map(\.spot)
         let byName = WalkPathFile.spotsByName(spots)
         var checkpoints: [Checkpoint] = []
-        for row in try transaction.rows("SELECT checkpoints FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
+        for row in try await transaction.rows("SELECT checkpoints FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
             let entries: [(line: Int, entry: WalkPathFile.Entry)]
             do {
                 entries = try WalkPathFile.entries(from: Data(try row.text("checkpoints").utf8))
@@ -340,10 +341,10 @@ extension FingerprintStore {
     public func abandonSurveyUpload(_ id: String, of venue: String) async throws -> SurveyUpload {
         let closedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try await daemonWrite { transaction in
-            var session = try Self.surveyUpload(id, of: venue, transaction)
+            var session = try await Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else { throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already") }
-            try transaction.execute("UPDATE surveyUpload SET state = 'abandoned', closedAt = ? WHERE id = ?", [.real(closedAt), .text(id)])
-            try transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = ?", [.text(id)])
+            try await transaction.execute("UPDATE surveyUpload SET state = 'abandoned', closedAt = ? WHERE id = ?", [.real(closedAt), .text(id)])
+            try await transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = ?", [.text(id)])
             session.state = .abandoned
             session.closedAt = Date(timeIntervalSince1970: closedAt)
             return session
@@ -411,24 +412,25 @@ extension FingerprintStore {
     /// What the open session `id` of `venue` holds so far, spot by spot, and the path of its samples.
     /// - Throws: ``StoreError/unknownSurveyUpload(venue:id:)``.
     public func surveyUploadCoverage(_ id: String, of venue: String) async throws -> SurveyUploadCoverage {
-        try await sqlRead { transaction in try Self.surveyUploadCoverage(id, of: venue, transaction) }
+        try await sqlRead { transaction in try await Self.surveyUploadCoverage(id, of: venue, transaction) }
     }
 
-    static func surveyUploadCoverage(_ id: String, of venue: String, _ transaction: any SQLTransaction) throws -> SurveyUploadCoverage {
-        let upload = try surveyUpload(id, of: venue, transaction)
+    static func surveyUploadCoverage(_ id: String, of venue: String, _ transaction: any SQLTransaction) async throws -> SurveyUploadCoverage {
+        let upload = try await surveyUpload(id, of: venue, transaction)
         // A walk with no checkpoint yet, or whose checkpoints cannot make a path (two at one time), places
         // nothing: its coverage shows only the samples that carry coordinates, and the commit says why.
-        let walk = upload.checkpoints == 0 ? nil : try upload.walk.flatMap { settings in
-            try? walkingSurvey(of: id, settings: settings, venue: venue, transaction)
+        var walk: WalkingSurvey?
+        if upload.checkpoints > 0, let settings = upload.walk {
+            walk = try? await walkingSurvey(of: id, settings: settings, venue: venue, transaction)
         }
         // The lines were checked by the same decoder when their batch was stored.
-        return SurveyUploadCoverage(upload: upload, lines: ScanLogDecoder().decode(try surveyUploadLog(id, transaction)).lines.map(\.line), walk: walk)
+        return SurveyUploadCoverage(upload: upload, lines: ScanLogDecoder().decode(try await surveyUploadLog(id, transaction)).lines.map(\.line), walk: walk)
     }
 
     /// A session's stored samples as one scan log, in the order their batches arrived.
-    static func surveyUploadLog(_ id: String, _ transaction: any SQLTransaction) throws -> Data {
+    static func surveyUploadLog(_ id: String, _ transaction: any SQLTransaction) async throws -> Data {
         var log = Data()
-        for row in try transaction.rows("SELECT lines FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
+        for row in try await transaction.rows("SELECT lines FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
             log.append(contentsOf: Array(try row.text("lines").utf8))
         }
         return log

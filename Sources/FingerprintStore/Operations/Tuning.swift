@@ -22,21 +22,21 @@ extension FingerprintStore {
     @discardableResult
     public func saveTuning(
         _ result: TuningResult, of venueID: String, surveyRevision: Int, seconds: Double, now: Date = Date()
-    ) throws -> StoredTuning {
+    ) async throws -> StoredTuning {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let configuration = String(decoding: try encoder.encode(result.configuration), as: UTF8.self)
         let report = String(decoding: try encoder.encode(result), as: UTF8.self)
-        let stored = try daemonWrite { transaction -> StoredTuning in
-            let current = try revision(of: venueID, transaction)
+        let stored = try await daemonWrite { transaction -> StoredTuning in
+            let current = try await self.revision(of: venueID, transaction)
             guard current == surveyRevision else {
                 throw StoreError.conflict(
                     "venue '\(venueID)' changed while it was being tuned (revision \(surveyRevision) became \(current)); tune it again")
             }
-            try bumpRevision(of: venueID, transaction)
-            let revision = try revision(of: venueID, transaction)
+            try await self.bumpRevision(of: venueID, transaction)
+            let revision = try await self.revision(of: venueID, transaction)
             let tunedAt = SQLValue.storedPrecision(now)
-            try transaction.execute(
+            try await transaction.execute(
                 """
                 INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(venueId) DO UPDATE SET revision = excluded.revision, configuration = excluded.configuration,
@@ -50,16 +50,16 @@ extension FingerprintStore {
     }
 
     /// The stored tuning of `venueID`, nil when it was never tuned.
-    public func tuning(of venueID: String) throws -> StoredTuning? {
-        try sqlRead { transaction in
-            _ = try revision(of: venueID, transaction)
-            return try tuning(of: venueID, transaction)
+    public func tuning(of venueID: String) async throws -> StoredTuning? {
+        try await sqlRead { transaction in
+            _ = try await self.revision(of: venueID, transaction)
+            return try await self.tuning(of: venueID, transaction)
         }
     }
 
     /// The stored tuning, inside the caller's transaction.
-    func tuning(of venueID: String, _ transaction: any SQLTransaction) throws -> StoredTuning? {
-        guard let row = try transaction.rows(
+    func tuning(of venueID: String, _ transaction: any SQLTransaction) async throws -> StoredTuning? {
+        guard let row = try await transaction.rows(
             "SELECT revision, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(venueID)]).first
         else { return nil }
         let report = try row.text("report")

@@ -30,7 +30,7 @@ extension FingerprintStore {
             throw StoreError.invalidInput("no configuration could locate any survey fingerprint of venue '\(venue)' among the other spots; is the survey too thin?")
         }
         progress(total, total)
-        return try saveTuning(result, of: venue, surveyRevision: survey.revision, seconds: (clock.now - started).tuningSeconds)
+        return try await saveTuning(result, of: venue, surveyRevision: survey.revision, seconds: (clock.now - started).tuningSeconds)
     }
 
     /// Scores `candidates` concurrently, calling `finished` (on the caller's task) as each completes.

@@ -87,14 +87,14 @@ extension FingerprintStore {
     ///
     /// - Parameter plans: the image of every floor whose definition has a `plan`, by level (the caller
     ///   reads the files the definition names).
-    public func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage] = [:]) throws -> VenueImportSummary {
-        let summary = try sqlWrite { transaction in try importVenue(definition, plans: plans, transaction) }
+    public func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage] = [:]) async throws -> VenueImportSummary {
+        let summary = try await sqlWrite { transaction in try await self.importVenue(definition, plans: plans, transaction) }
         logger.debug("venue imported", metadata: ["venue.id": "\(definition.id)", "venue.revision": "\(summary.revision)"])
         return summary
     }
 
     /// ``importVenue(_:)`` inside the caller's transaction.
-    func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage], _ db: any SQLTransaction) throws -> VenueImportSummary {
+    func importVenue(_ definition: VenueDefinition, plans: [Int: FloorPlanImage], _ db: any SQLTransaction) async throws -> VenueImportSummary {
         let problems = definition.problems()
         guard problems.isEmpty else { throw StoreError.invalidVenue(problems: problems) }
         do {
@@ -106,7 +106,7 @@ extension FingerprintStore {
             // A definition without `geo` keeps the stored anchor (an import deletes nothing); a different one
             // changes what every answer says, so it counts as a change to positioning.
             var geoChanged = false
-            if var existing = try VenueRecord.find(definition.id, db) {
+            if var existing = try await VenueRecord.find(definition.id, db) {
                 existing.name = definition.name
                 existing.updatedAt = now
                 if let geo = definition.geo, geo != existing.geo {
@@ -119,19 +119,19 @@ extension FingerprintStore {
                 venue.geo = definition.geo
                 summary.created = true
             }
-            try venue.save(db)
+            try await venue.save(db)
 
             for floor in definition.floors {
                 let record = FloorRecord(venueId: venue.id, level: floor.level, name: floor.name)
-                if try !FloorRecord.exists(venue: venue.id, level: floor.level, db) {
+                if try await !FloorRecord.exists(venue: venue.id, level: floor.level, db) {
                     summary.floorsAdded += 1
                 }
-                try record.save(db)
+                try await record.save(db)
                 if let placement = floor.plan {
                     guard let image = plans[floor.level] else {
                         throw StoreError.invalidInput("floor \(floor.level)'s plan names '\(placement.image)', but no image was given for it")
                     }
-                    if try setFloorPlan(venue: venue.id, level: floor.level, placement: placement, image: image, now: now, db) {
+                    if try await setFloorPlan(venue: venue.id, level: floor.level, placement: placement, image: image, now: now, db) {
                         summary.plansSet += 1
                     }
                 }
@@ -144,16 +144,16 @@ extension FingerprintStore {
                     id: nil, venueId: venue.id, uuid: identity.uuid.uuidString, major: Int(identity.major),
                     minor: Int(identity.minor), label: beacon.label, x: beacon.x, y: beacon.y, floor: beacon.floor,
                     measuredPower: beacon.measuredPower, status: status)
-                if let existing = try BeaconRecord.find(identity, in: venue.id, db) {
+                if let existing = try await BeaconRecord.find(identity, in: venue.id, db) {
                     record.id = existing.id
                     // A retired beacon stays retired: re-importing an old venue.json must not undo maintenance.
                     record.status = existing.status
                     if record != existing {
-                        try record.update(db)
+                        try await record.update(db)
                         summary.beaconsUpdated += 1
                     }
                 } else {
-                    try record.insert(db)
+                    try await record.insert(db)
                     summary.beaconsAdded += 1
                 }
             }
@@ -161,31 +161,31 @@ extension FingerprintStore {
             for spot in definition.spots {
                 var record = SpotRecord(
                     id: nil, venueId: venue.id, name: spot.name, x: spot.x, y: spot.y, floor: spot.floor, zone: spot.zone)
-                if let existing = try SpotRecord.find(named: spot.name, in: venue.id, db) {
+                if let existing = try await SpotRecord.find(named: spot.name, in: venue.id, db) {
                     record.id = existing.id
                     if record != existing {
-                        try record.update(db)
+                        try await record.update(db)
                         summary.spotsUpdated += 1
                     }
                 } else {
-                    try record.insert(db)
+                    try await record.insert(db)
                     summary.spotsAdded += 1
                 }
             }
 
             for area in definition.zones ?? [] {
                 let record = try ZoneAreaRecord(venueId: venue.id, area: area)
-                let existing = try ZoneAreaRecord.find(venue: venue.id, level: area.floor, name: area.name, db)
+                let existing = try await ZoneAreaRecord.find(venue: venue.id, level: area.floor, name: area.name, db)
                 if existing != record {
-                    try record.save(db)
+                    try await record.save(db)
                     summary.zonesSet += 1
                 }
             }
 
             summary.changedPositioning = !summary.created
                 && (geoChanged || summary.plansSet > 0 || summary.zonesSet > 0 || summary.beaconsAdded + summary.beaconsUpdated + summary.spotsAdded + summary.spotsUpdated > 0)
-            if summary.changedPositioning { try bumpRevision(of: venue.id, db) }
-            summary.revision = try revision(of: venue.id, db)
+            if summary.changedPositioning { try await bumpRevision(of: venue.id, db) }
+            summary.revision = try await revision(of: venue.id, db)
             return summary
         }
     }
@@ -193,11 +193,11 @@ extension FingerprintStore {
     /// Every venue, by id.
     /// Read without blocking a thread of Swift's concurrency pool.
     public func venues() async throws -> [VenueSummary] {
-        try await sqlRead { try Self.venueSummaries($0) }
+        try await sqlRead { try await Self.venueSummaries($0) }
     }
 
-    private static func venueSummaries(_ transaction: any SQLTransaction) throws -> [VenueSummary] {
-        let rows = try transaction.rows("""
+    private static func venueSummaries(_ transaction: any SQLTransaction) async throws -> [VenueSummary] {
+        let rows = try await transaction.rows("""
             SELECT v.id, v.name, v.revision, v.updatedAt,
               (SELECT COUNT(*) FROM floor f WHERE f.venueId = v.id) AS floors,
               (SELECT COUNT(*) FROM beacon b WHERE b.venueId = v.id AND b.status = 'active') AS beacons,
@@ -215,19 +215,19 @@ extension FingerprintStore {
     }
 
     /// One venue with its floors, beacons and spots.
-    public func venue(_ id: String) throws -> VenueDetails {
-        try sqlRead { transaction in try venueDetails(id, transaction) }
+    public func venue(_ id: String) async throws -> VenueDetails {
+        try await sqlRead { transaction in try await self.venueDetails(id, transaction) }
     }
 
     /// The current revision of every venue: what the daemon polls to notice changes.
     /// Read without blocking a thread of Swift's concurrency pool.
     public func revisions() async throws -> [String: Int] {
-        try await sqlRead { try Self.revisions($0) }
+        try await sqlRead { try await Self.revisions($0) }
     }
 
-    private static func revisions(_ transaction: any SQLTransaction) throws -> [String: Int] {
+    private static func revisions(_ transaction: any SQLTransaction) async throws -> [String: Int] {
         var revisions: [String: Int] = [:]
-        for row in try transaction.rows("SELECT id, revision FROM venue", []) {
+        for row in try await transaction.rows("SELECT id, revision FROM venue", []) {
             revisions[try row.text("id")] = Int(try row.integer("revision"))
         }
         return revisions
@@ -235,24 +235,24 @@ extension FingerprintStore {
 
     /// Whether the database answers a query: the daemon's readiness check.
     public func isReachable() async -> Bool {
-        (try? await sqlRead { try $0.rows("SELECT 1 AS one", []) }) != nil
+        (try? await sqlRead { try await $0.rows("SELECT 1 AS one", []) }) != nil
     }
 
     /// The venue's row, or ``StoreError/unknownVenue(_:)``: the existence check of every operation.
     @discardableResult
-    func venueRecord(_ id: String, _ transaction: any SQLTransaction) throws -> VenueRecord {
-        guard let venue = try VenueRecord.find(id, transaction) else { throw StoreError.unknownVenue(id) }
+    func venueRecord(_ id: String, _ transaction: any SQLTransaction) async throws -> VenueRecord {
+        guard let venue = try await VenueRecord.find(id, transaction) else { throw StoreError.unknownVenue(id) }
         return venue
     }
 
-    func venueDetails(_ id: String, _ db: any SQLTransaction) throws -> VenueDetails {
-        let venue = try venueRecord(id, db)
-        let floors = try FloorRecord.all(of: id, db)
-        let beacons = try BeaconRecord.all(of: id, db)
-        let plans = try floorPlacements(id, db)
-        let spots = try SpotRecord.all(of: id, db)
-        let zoneAreas = try ZoneAreaRecord.all(of: id, db)
-        let fingerprints = try db.count(
+    func venueDetails(_ id: String, _ db: any SQLTransaction) async throws -> VenueDetails {
+        let venue = try await venueRecord(id, db)
+        let floors = try await FloorRecord.all(of: id, db)
+        let beacons = try await BeaconRecord.all(of: id, db)
+        let plans = try await floorPlacements(id, db)
+        let spots = try await SpotRecord.all(of: id, db)
+        let zoneAreas = try await ZoneAreaRecord.all(of: id, db)
+        let fingerprints = try await db.count(
             "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = ?", [.text(id)])
         return VenueDetails(
             id: venue.id, name: venue.name, revision: venue.revision,
@@ -264,16 +264,16 @@ extension FingerprintStore {
     }
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.
-    func bumpRevision(of venue: String, _ transaction: any SQLTransaction) throws {
-        try transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", [SQLValue(Date()), .text(venue)])
+    func bumpRevision(of venue: String, _ transaction: any SQLTransaction) async throws {
+        try await transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", [SQLValue(Date()), .text(venue)])
         // Delivered when the transaction commits (never for a rollback): replicas sharing a PostgreSQL store
         // reload the venue instead of polling.
-        try transaction.notify(channel: StoreChannels.revisions, payload: venue)
+        try await transaction.notify(channel: StoreChannels.revisions, payload: venue)
     }
 
     /// The venue's current revision; ``StoreError/unknownVenue(_:)`` when there is none.
-    func revision(of venue: String, _ transaction: any SQLTransaction) throws -> Int {
-        guard let row = try transaction.rows("SELECT revision FROM venue WHERE id = ?", [.text(venue)]).first else {
+    func revision(of venue: String, _ transaction: any SQLTransaction) async throws -> Int {
+        guard let row = try await transaction.rows("SELECT revision FROM venue WHERE id = ?", [.text(venue)]).first else {
             throw StoreError.unknownVenue(venue)
         }
         return Int(try row.integer("revision"))

@@ -1,5 +1,6 @@
 public import ScanFormats
 import Dispatch
+import Synchronization
 public import Foundation
 public import Positioning
 
@@ -25,16 +26,14 @@ public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible
 /// without `skipBad`, the first piece holding one makes the rest of the log be checked too (so the error
 /// lists every bad line), then ``MalformedLines`` abandons the recording with nothing written.
 public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
-    // @unchecked: `pieces`, `decoded` and `skippedLines` are touched by one decoding job at a time, each
-    // started by `nextChunk` after `group.wait()` has ordered it after the previous job.
+    // @unchecked: `pieces` is touched by one decoding job at a time, each started by `nextChunk` after it has
+    // awaited the previous job; the counts are behind a lock, since they may be read while a job runs.
     private let skipBad: Bool
     private let walk: WalkingSurvey?
-    private var walkCounts = WalkPlacementCounts()
     private var pieces: ScanLogDecoder.Pieces
-    private let group = DispatchGroup()
-    /// The piece decoded in the background: its samples, nil at the end of the log, or the refusal.
-    private var decoded: Result<[LabelledSample]?, MalformedLines>?
-    private var skippedLines = 0
+    /// The piece being decoded in the background: its samples, nil at the end of the log, or the refusal.
+    private var decoding: DecodedPiece?
+    private let counts = Mutex<(skipped: Int, walk: WalkPlacementCounts)>((0, WalkPlacementCounts()))
     private var started = false
     private let progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int) -> Void)?
 
@@ -53,44 +52,44 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     }
 
     /// Malformed lines skipped (only with `skipBad`); read it once the recording is over.
-    public var skipped: Int {
-        group.wait()
-        return skippedLines
-    }
+    public var skipped: Int { counts.withLock { $0.skipped } }
 
     /// How the walk placed the lines without ground truth; read it once the recording is over.
-    public var walkPlacements: WalkPlacementCounts {
-        group.wait()
-        return walkCounts
-    }
+    public var walkPlacements: WalkPlacementCounts { counts.withLock { $0.walk } }
 
-    public func nextChunk() throws -> [LabelledSample]? {
+    public func nextChunk() async throws -> [LabelledSample]? {
         if !started {
             started = true
             decodeNextPieceInBackground()
         }
-        group.wait()
-        let result = decoded!
-        decoded = nil
+        guard let decoding else { return nil }
+        let result = await decoding.result
+        self.decoding = nil
         let chunk = try result.get()
         if chunk != nil { decodeNextPieceInBackground() }
         return chunk
     }
 
+    /// Decoding runs on a thread of Dispatch's global queue rather than as a task: Swift's pool may be busy
+    /// with long computations (a venue's tuning), and the store's transaction waits for this piece.
     private func decodeNextPieceInBackground() {
-        DispatchQueue.global().async(group: group) { self.decoded = self.decodeNextPiece() }
+        let piece = DecodedPiece()
+        decoding = piece
+        DispatchQueue.global().async { piece.deliver(self.decodeNextPiece()) }
     }
 
     private func decodeNextPiece() -> Result<[LabelledSample]?, MalformedLines> {
         guard let piece = pieces.next() else { return .success(nil) }
-        var counts = walkCounts
-        var (samples, errors) = Self.labelledSamples(piece, walk: walk, counts: &counts)
+        var walkCounts = self.counts.withLock { $0.walk }
+        var (samples, errors) = Self.labelledSamples(piece, walk: walk, counts: &walkCounts)
         if !errors.isEmpty, !skipBad {
-            while let rest = pieces.next() { errors += Self.labelledSamples(rest, walk: walk, counts: &counts).errors }
+            while let rest = pieces.next() { errors += Self.labelledSamples(rest, walk: walk, counts: &walkCounts).errors }
             return .failure(MalformedLines(errors))
         }
-        skippedLines += errors.count
-        walkCounts = counts
+        self.counts.withLock { [walkCounts, errors] in
+            $0.skipped += errors.count
+            $0.walk = walkCounts
+        }
         progress?(pieces.progress.done, pieces.progress.total)
         return .success(samples)
     }
@@ -134,6 +133,43 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
             }
         }
         return (samples, errors)
+    }
+}
+
+/// A piece of the log decoded on another thread, awaited by the recording that asked for it.
+private final class DecodedPiece: Sendable {
+    typealias Decoded = Result<[LabelledSample]?, MalformedLines>
+    private enum State {
+        case decoding
+        case awaited(CheckedContinuation<Decoded, Never>)
+        case decoded(Decoded)
+    }
+    private let state = Mutex(State.decoding)
+
+    func deliver(_ decoded: Decoded) {
+        let waiting = state.withLock { state -> CheckedContinuation<Decoded, Never>? in
+            if case .awaited(let continuation) = state {
+                state = .decoded(decoded)
+                return continuation
+            }
+            state = .decoded(decoded)
+            return nil
+        }
+        waiting?.resume(returning: decoded)
+    }
+
+    /// The piece, once decoded (awaited by one caller).
+    var result: Decoded {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Decoded? in
+                    if case .decoded(let decoded) = state { return decoded }
+                    state = .awaited(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
     }
 }
 

@@ -8,16 +8,16 @@ import ScanFormats
 
 extension SQLTransaction {
     /// Runs an `INSERT` and returns the id of the row it made.
-    func insertReturningID(_ sql: String, _ arguments: [SQLValue]) throws -> Int64 {
-        guard let row = try rows(sql + " RETURNING id", arguments).first else {
+    func insertReturningID(_ sql: String, _ arguments: [SQLValue]) async throws -> Int64 {
+        guard let row = try await rows(sql + " RETURNING id", arguments).first else {
             throw StoreError.storageFault("an insert returned no id")
         }
         return try row.integer("id")
     }
 
     /// The single integer a `SELECT COUNT(*) …` (or any one-value query) returns; 0 for no row or NULL.
-    func count(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
-        guard let value = try rows(sql, arguments).first?.values.first else { return 0 }
+    func count(_ sql: String, _ arguments: [SQLValue]) async throws -> Int {
+        guard let value = try await rows(sql, arguments).first?.values.first else { return 0 }
         switch value {
         case .integer(let integer): return Int(integer)
         case .real(let real): return Int(real)
@@ -93,42 +93,42 @@ extension SQLRow {
 }
 
 extension VenueRecord {
-    static func find(_ id: String, _ transaction: any SQLTransaction) throws -> VenueRecord? {
-        try fetchOne(transaction, where: "id = ?", [.text(id)])
+    static func find(_ id: String, _ transaction: any SQLTransaction) async throws -> VenueRecord? {
+        try await fetchOne(transaction, where: "id = ?", [.text(id)])
     }
 
     /// Inserts the venue, or updates the row with its id.
-    func save(_ transaction: any SQLTransaction) throws { try upsert(transaction) }
+    func save(_ transaction: any SQLTransaction) async throws { try await upsert(transaction) }
 }
 
 extension FloorRecord {
-    static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [FloorRecord] {
-        try fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "level")
+    static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [FloorRecord] {
+        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "level")
     }
 
-    static func exists(venue: String, level: Int, _ transaction: any SQLTransaction) throws -> Bool {
-        try transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = ? AND level = ?", [.text(venue), SQLValue(level)]) > 0
+    static func exists(venue: String, level: Int, _ transaction: any SQLTransaction) async throws -> Bool {
+        try await transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = ? AND level = ?", [.text(venue), SQLValue(level)]) > 0
     }
 
-    func save(_ transaction: any SQLTransaction) throws { try upsert(transaction) }
+    func save(_ transaction: any SQLTransaction) async throws { try await upsert(transaction) }
 }
 
 extension ZoneAreaRecord {
     /// The venue's polygons in the order they were first imported (where they overlap, the first wins).
-    static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [ZoneAreaRecord] {
-        try fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "position")
+    static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [ZoneAreaRecord] {
+        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "position")
     }
 
-    static func find(venue: String, level: Int, name: String, _ transaction: any SQLTransaction) throws -> ZoneAreaRecord? {
-        try fetchOne(transaction, where: "venueId = ? AND level = ? AND name = ?", [.text(venue), SQLValue(level), .text(name)])
+    static func find(venue: String, level: Int, name: String, _ transaction: any SQLTransaction) async throws -> ZoneAreaRecord? {
+        try await fetchOne(transaction, where: "venueId = ? AND level = ? AND name = ?", [.text(venue), SQLValue(level), .text(name)])
     }
 
     /// Adds the polygon after every stored one, or redraws the one of the same zone and floor (keeping its
     /// place in the order): the upsert of its columns, with `position` (the order, kept by the table
     /// rather than the row) taken one past the last on insert.
-    func save(_ transaction: any SQLTransaction) throws {
+    func save(_ transaction: any SQLTransaction) async throws {
         let values = try columnValues
-        try transaction.execute(
+        try await transaction.execute(
             Self.insertStatement(values.map(\.column), computed: ["position": "(SELECT COALESCE(MAX(position), 0) + 1 FROM zoneArea)"])
                 + " ON CONFLICT (venueId, level, name) DO UPDATE SET polygon = excluded.polygon",
             values.map(\.value))
@@ -136,59 +136,59 @@ extension ZoneAreaRecord {
 }
 
 extension FloorPlanRecord {
-    static func find(venue: String, level: Int, _ transaction: any SQLTransaction) throws -> FloorPlanRecord? {
-        try fetchOne(transaction, where: "venueId = ? AND level = ?", [.text(venue), SQLValue(level)])
+    static func find(venue: String, level: Int, _ transaction: any SQLTransaction) async throws -> FloorPlanRecord? {
+        try await fetchOne(transaction, where: "venueId = ? AND level = ?", [.text(venue), SQLValue(level)])
     }
 
-    static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [FloorPlanRecord] {
-        try fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "level")
+    static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [FloorPlanRecord] {
+        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "level")
     }
 
-    func save(_ transaction: any SQLTransaction) throws { try upsert(transaction) }
+    func save(_ transaction: any SQLTransaction) async throws { try await upsert(transaction) }
 }
 
 extension BeaconRecord {
     /// Every beacon of the venue (active ones only unless `includeRetired`), in row order.
-    static func all(of venue: String, includeRetired: Bool = true, _ transaction: any SQLTransaction) throws -> [BeaconRecord] {
-        try fetchAll(transaction, where: "venueId = ?" + (includeRetired ? "" : " AND status = 'active'"), [.text(venue)], orderBy: "id")
+    static func all(of venue: String, includeRetired: Bool = true, _ transaction: any SQLTransaction) async throws -> [BeaconRecord] {
+        try await fetchAll(transaction, where: "venueId = ?" + (includeRetired ? "" : " AND status = 'active'"), [.text(venue)], orderBy: "id")
     }
 
     /// The venue's beacon with this identity (canonical, upper-case UUID), whatever its status.
-    static func find(_ beacon: BeaconID, in venue: String, _ transaction: any SQLTransaction) throws -> BeaconRecord? {
-        try fetchOne(
+    static func find(_ beacon: BeaconID, in venue: String, _ transaction: any SQLTransaction) async throws -> BeaconRecord? {
+        try await fetchOne(
             transaction, where: "venueId = ? AND uuid = ? AND major = ? AND minor = ?",
             [.text(venue), .text(beacon.uuid.uuidString), SQLValue(Int(beacon.major)), SQLValue(Int(beacon.minor))])
     }
 
-    static func find(id: Int64, _ transaction: any SQLTransaction) throws -> BeaconRecord? {
-        try fetchOne(transaction, where: "id = ?", [.integer(id)])
+    static func find(id: Int64, _ transaction: any SQLTransaction) async throws -> BeaconRecord? {
+        try await fetchOne(transaction, where: "id = ?", [.integer(id)])
     }
 }
 
 extension SpotRecord {
     /// The venue's spots in the order they were created (the order of a survey's spot indices).
-    static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [SpotRecord] {
-        try fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id")
+    static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [SpotRecord] {
+        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id")
     }
 
-    static func find(named name: String, in venue: String, _ transaction: any SQLTransaction) throws -> SpotRecord? {
-        try fetchOne(transaction, where: "venueId = ? AND name = ?", [.text(venue), .text(name)])
+    static func find(named name: String, in venue: String, _ transaction: any SQLTransaction) async throws -> SpotRecord? {
+        try await fetchOne(transaction, where: "venueId = ? AND name = ?", [.text(venue), .text(name)])
     }
 }
 
 extension SurveySessionRecord {
-    static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [SurveySessionRecord] {
-        try fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id")
+    static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [SurveySessionRecord] {
+        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id")
     }
 }
 
 extension FingerprintEntryRecord {
     /// Every survey entry of one beacon row.
-    static func all(ofBeacon beacon: Int64, _ transaction: any SQLTransaction) throws -> [FingerprintEntryRecord] {
-        try fetchAll(transaction, where: "beaconId = ?", [.integer(beacon)], orderBy: "fingerprintId")
+    static func all(ofBeacon beacon: Int64, _ transaction: any SQLTransaction) async throws -> [FingerprintEntryRecord] {
+        try await fetchAll(transaction, where: "beaconId = ?", [.integer(beacon)], orderBy: "fingerprintId")
     }
 
-    static func count(ofBeacon beacon: Int64, _ transaction: any SQLTransaction) throws -> Int {
-        try transaction.count("SELECT COUNT(*) FROM fingerprintEntry WHERE beaconId = ?", [.integer(beacon)])
+    static func count(ofBeacon beacon: Int64, _ transaction: any SQLTransaction) async throws -> Int {
+        try await transaction.count("SELECT COUNT(*) FROM fingerprintEntry WHERE beaconId = ?", [.integer(beacon)])
     }
 }

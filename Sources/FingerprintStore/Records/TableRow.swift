@@ -37,20 +37,20 @@ extension TableRow {
     /// nil), in `order`.
     static func fetchAll(
         _ transaction: any SQLTransaction, where condition: String? = nil, _ arguments: [SQLValue] = [], orderBy order: String? = nil
-    ) throws -> [Self] {
+    ) async throws -> [Self] {
         let sql = "SELECT * FROM \(table)" + (condition.map { " WHERE \($0)" } ?? "") + (order.map { " ORDER BY \($0)" } ?? "")
-        return try transaction.rows(sql, arguments).map(Self.init(row:))
+        return try await transaction.rows(sql, arguments).map(Self.init(row:))
     }
 
-    static func fetchOne(_ transaction: any SQLTransaction, where condition: String, _ arguments: [SQLValue]) throws -> Self? {
-        try transaction.rows("SELECT * FROM \(table) WHERE \(condition)", arguments).first.map(Self.init(row:))
+    static func fetchOne(_ transaction: any SQLTransaction, where condition: String, _ arguments: [SQLValue]) async throws -> Self? {
+        try await transaction.rows("SELECT * FROM \(table) WHERE \(condition)", arguments).first.map(Self.init(row:))
     }
 
     /// Inserts the row, or updates every other column of the row with the same ``conflictColumns``.
-    func upsert(_ transaction: any SQLTransaction) throws {
+    func upsert(_ transaction: any SQLTransaction) async throws {
         let values = try columnValues
         let updates = values.map(\.column).filter { !Self.conflictColumns.contains($0) }.map { "\($0) = excluded.\($0)" }
-        try transaction.execute(
+        try await transaction.execute(
             Self.insertStatement(values.map(\.column))
                 + " ON CONFLICT (\(Self.conflictColumns.joined(separator: ", "))) "
                 + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"),
@@ -59,9 +59,9 @@ extension TableRow {
 
     /// `INSERT INTO` the table: a `?` for each of `columns`, then each `computed` column's SQL.
     /// Inserts the row as it is (a table whose key the row carries).
-    func insertRow(_ transaction: any SQLTransaction) throws {
+    func insertRow(_ transaction: any SQLTransaction) async throws {
         let values = try columnValues
-        try transaction.execute(Self.insertStatement(values.map(\.column)), values.map(\.value))
+        try await transaction.execute(Self.insertStatement(values.map(\.column)), values.map(\.value))
     }
 
     static func insertStatement(_ columns: [String], computed: KeyValuePairs<String, String> = [:]) -> String {
@@ -73,16 +73,16 @@ extension TableRow {
 
 extension IdentifiedRow {
     /// Inserts the row and takes the id the engine gave it.
-    mutating func insert(_ transaction: any SQLTransaction) throws {
+    mutating func insert(_ transaction: any SQLTransaction) async throws {
         let values = try columnValues.filter { $0.column != "id" }
-        id = try transaction.insertReturningID(Self.insertStatement(values.map(\.column)), values.map(\.value))
+        id = try await transaction.insertReturningID(Self.insertStatement(values.map(\.column)), values.map(\.value))
     }
 
     /// Writes every column of the row with this id.
-    func update(_ transaction: any SQLTransaction) throws {
+    func update(_ transaction: any SQLTransaction) async throws {
         guard let id else { throw StoreError.storageFault("a row of \(Self.table) without an id cannot be updated") }
         let values = try columnValues.filter { $0.column != "id" }
-        try transaction.execute(
+        try await transaction.execute(
             "UPDATE \(Self.table) SET \(values.map { "\($0.column) = ?" }.joined(separator: ", ")) WHERE id = ?",
             values.map(\.value) + [.integer(id)])
     }

@@ -19,7 +19,7 @@ extension Survey.Analytics {
 
         func run() async throws {
             let result = try await AnalyticsText.run {
-                let opened = try store.open()
+                let opened = try await store.open()
                 if let state { return try await opened.setHistoryRecording(of: venue, to: state == .on) }
                 return try await opened.historyRecording(of: venue)
             }

@@ -20,7 +20,7 @@ extension Survey.Key {
         }
 
         func run() async throws {
-            let created = try store.open(creating: true).createKey(name: name, scope: scope)
+            let created = try await store.open(creating: true).createKey(name: name, scope: scope)
             if output.json { return try Output.json(created) }
             print("Created \(created.key.scope.rawValue) key \(created.key.id) '\(created.key.name)'. Its token, shown only now:")
             print(created.token)

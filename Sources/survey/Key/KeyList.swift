@@ -10,7 +10,7 @@ extension Survey.Key {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let keys = try store.open().keys()
+            let keys = try await store.open().keys()
             if output.json { return try Output.json(keys) }
             guard !keys.isEmpty else { return print("No API key: positiond serves without authentication, on loopback only.") }
             for key in keys {

@@ -11,7 +11,7 @@ extension Survey.Key {
         var id: Int64
 
         func run() async throws {
-            let key = try store.open().revokeKey(id: id)
+            let key = try await store.open().revokeKey(id: id)
             print("Revoked key \(key.id) '\(key.name)'.")
         }
     }

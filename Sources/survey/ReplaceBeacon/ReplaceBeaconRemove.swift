@@ -34,9 +34,9 @@ extension Survey.ReplaceBeacon {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
+            let fingerprintStore = try await store.open()
             let oldID = try Survey.ReplaceBeacon.beacon(old, option: "--old")
-            let report = try fingerprintStore.replaceBeacon(
+            let report = try await fingerprintStore.replaceBeacon(
                 ReplacementRequest(venue: venue, old: oldID, new: nil, operator: person, dryRun: change.dryRun),
                 scale: PositioningConfiguration.defaultScale)
             if output.json { try Output.json(report) } else { print(Survey.ReplaceBeacon.summary(report)) }

@@ -57,12 +57,12 @@ extension Survey.ReplaceBeacon {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
+            let fingerprintStore = try await store.open()
             let (oldID, newID) = try beacons()
             let samples = try calibration.map {
                 try ScanLogInput(path: $0, skipBad: false, requireGroundTruth: true).labelledSamples()
             }
-            let report = try fingerprintStore.replaceBeacon(
+            let report = try await fingerprintStore.replaceBeacon(
                 ReplacementRequest(
                     venue: venue, old: oldID, new: newID, calibration: samples, operator: person, force: force,
                     dryRun: change.dryRun),

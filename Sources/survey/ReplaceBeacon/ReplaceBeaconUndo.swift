@@ -30,8 +30,8 @@ extension Survey.ReplaceBeacon {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
-            let report = try fingerprintStore.undoReplacement(id, venue: venue, dryRun: change.dryRun)
+            let fingerprintStore = try await store.open()
+            let report = try await fingerprintStore.undoReplacement(id, venue: venue, dryRun: change.dryRun)
             if output.json {
                 try Output.json(report)
             } else {

@@ -17,17 +17,17 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store. Only commands that create data may create a SQLite file; a PostgreSQL database
     /// must exist (its schema is created or migrated on first use).
-    func open(creating: Bool = false) throws -> FingerprintStore {
-        try Self.open(db, creating: creating, verbose: verbose, option: "--db")
+    func open(creating: Bool = false) async throws -> FingerprintStore {
+        try await Self.open(db, creating: creating, verbose: verbose, option: "--db")
     }
 
     /// Opens the store at `location`; `option` names the flag in messages.
-    static func open(_ location: String, creating: Bool, verbose: Bool, option: String) throws -> FingerprintStore {
+    static func open(_ location: String, creating: Bool, verbose: Bool, option: String) async throws -> FingerprintStore {
         if !FingerprintStore.isServer(location: location), !creating, !FileManager.default.fileExists(atPath: location) {
             throw CLIError("there is no database at \(location); create one with 'survey venue import VENUE.json' or pass \(option)")
         }
         do {
-            return try FingerprintStore.open(location: location, logger: CLILogging.logger(verbose: verbose))
+            return try await FingerprintStore.open(location: location, logger: CLILogging.logger(verbose: verbose))
         } catch let error as StoreError {
             throw CLIError("\(error)")
         }

@@ -37,7 +37,7 @@ extension Survey.Venue {
                 throw CLIError("\(file): \(ScanLogDecoder.explain(error))")
             }
             let plans = try PlanFiles.read(for: definition, in: URL(fileURLWithPath: file).deletingLastPathComponent())
-            let summary = try store.open(creating: true).importVenue(definition, plans: plans)
+            let summary = try await store.open(creating: true).importVenue(definition, plans: plans)
             if output.json { return try Output.json(summary) }
             print("""
                 \(summary.created ? "Created" : "Updated") venue '\(summary.venue)' (revision \(summary.revision)): \

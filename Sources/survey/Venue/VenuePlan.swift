@@ -102,12 +102,12 @@ extension Survey.Venue {
         }
 
         func run() async throws {
-            let fingerprintStore = try store.open()
+            let fingerprintStore = try await store.open()
             let imported = try PlanFiles.image(at: image, shownAs: image, floor: floor)
             let planImage = imported.image
             let placement = try placement()
-            let revision = try fingerprintStore.setFloorPlan(venue: venue, level: floor, placement: placement, image: planImage)
-            guard let corners = try fingerprintStore.floorPlans(of: venue)[floor]?.corners else {
+            let revision = try await fingerprintStore.setFloorPlan(venue: venue, level: floor, placement: placement, image: planImage)
+            guard let corners = try await fingerprintStore.floorPlans(of: venue)[floor]?.corners else {
                 throw CLIError("the plan of floor \(floor) was set but cannot be read back; run 'survey venue show --venue \(venue)'")
             }
             let summary = Summary(

@@ -16,7 +16,7 @@ extension Survey.Venue {
         var venue: String
 
         func run() async throws {
-            let details = try store.open().venue(venue)
+            let details = try await store.open().venue(venue)
             if output.json { return try Output.json(details) }
             print("\(details.id): \(details.name), revision \(details.revision), \(details.fingerprints) fingerprints")
             print("Floors: " + details.floors.map { "\($0.level) \($0.name)" }.joined(separator: ", "))

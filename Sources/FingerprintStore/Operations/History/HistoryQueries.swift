@@ -116,8 +116,8 @@ extension FingerprintStore {
             throw StoreError.invalidInput("window must be more than 0 and at most 86400 seconds, not \(window)")
         }
         return try await sqlRead { transaction in
-            _ = try self.revision(of: venue, transaction)
-            let rows = try transaction.rows(
+            _ = try await self.revision(of: venue, transaction)
+            let rows = try await transaction.rows(
                 "SELECT zone, COUNT(*) AS devices FROM devicePresence WHERE venueId = ? AND lastSeen > ? GROUP BY zone",
                 [.text(venue), .real(now - window)])
             var zones: [ZonePresence] = []
@@ -140,8 +140,8 @@ extension FingerprintStore {
             throw StoreError.invalidInput("the minimum visit must be from 0 to 31622400 seconds (366 days), not \(minimumVisit)")
         }
         return try await sqlRead { transaction in
-            _ = try self.revision(of: venue, transaction)
-            let zones = try transaction.zoneDwell(venue: venue, from: from, to: to, minimumVisit: minimumVisit)
+            _ = try await self.revision(of: venue, transaction)
+            let zones = try await transaction.zoneDwell(venue: venue, from: from, to: to, minimumVisit: minimumVisit)
             return DwellReport(venue: venue, from: from, to: to, minimumVisit: minimumVisit, zones: zones)
         }
     }
@@ -158,8 +158,8 @@ extension FingerprintStore {
             throw StoreError.invalidInput("the time limit between steps must be more than 0 and at most 31622400 seconds (366 days), not \(within)")
         }
         return try await sqlRead { transaction in
-            _ = try self.revision(of: venue, transaction)
-            let known = try self.zoneNames(of: venue, transaction)
+            _ = try await self.revision(of: venue, transaction)
+            let known = try await self.zoneNames(of: venue, transaction)
             if let unknown = zones.first(where: { !known.contains($0) }) {
                 throw StoreError.invalidInput(
                     "venue '\(venue)' has no zone '\(unknown)'; its zones are \(known.sorted().map { "'\($0)'" }.joined(separator: ", "))")
@@ -178,7 +178,7 @@ extension FingerprintStore {
                 arguments += [.text(venue), .text(zones[index]), .real(within), .real(to)]
             }
             let select = ["SELECT 1 AS step, 0.0 AS gap FROM s1"] + (1..<zones.count).map { "SELECT \($0 + 1) AS step, t - previous AS gap FROM s\($0 + 1)" }
-            let rows = try transaction.rows("WITH " + steps.joined(separator: ", ") + " " + select.joined(separator: " UNION ALL "), arguments)
+            let rows = try await transaction.rows("WITH " + steps.joined(separator: ", ") + " " + select.joined(separator: " UNION ALL "), arguments)
             var gaps = Array(repeating: [Double](), count: zones.count)
             for row in rows {
                 gaps[Int(try row.integer("step")) - 1].append(try row.real("gap"))
@@ -203,12 +203,12 @@ extension FingerprintStore {
             throw StoreError.invalidInput("cell is a whole number of metres from 1 to 100, not \(cell)")
         }
         return try await sqlRead { transaction in
-            _ = try self.revision(of: venue, transaction)
-            guard try transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = ? AND level = ?", [.text(venue), SQLValue(floor)]) > 0 else {
+            _ = try await self.revision(of: venue, transaction)
+            guard try await transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = ? AND level = ?", [.text(venue), SQLValue(floor)]) > 0 else {
                 throw StoreError.invalidInput("venue '\(venue)' has no floor \(floor)")
             }
             let firstHour = Int64((from / 3600).rounded(.down)), endHour = Int64((to / 3600).rounded(.up))
-            let rows = try transaction.rows(
+            let rows = try await transaction.rows(
                 "SELECT cellX, cellY, SUM(seconds) AS seconds FROM heatCell WHERE venueId = ? AND level = ? AND hour >= ? AND hour < ? GROUP BY cellX, cellY",
                 [.text(venue), SQLValue(floor), .integer(firstHour), .integer(endHour)])
             let size = Int64(cell)
@@ -228,8 +228,8 @@ extension FingerprintStore {
     }
 
     /// The venue's zone names: those of its drawn zones and of its spots.
-    func zoneNames(of venue: String, _ transaction: any SQLTransaction) throws -> Set<String> {
-        let rows = try transaction.rows(
+    func zoneNames(of venue: String, _ transaction: any SQLTransaction) async throws -> Set<String> {
+        let rows = try await transaction.rows(
             "SELECT name FROM zoneArea WHERE venueId = ? UNION SELECT zone AS name FROM spot WHERE venueId = ? AND zone IS NOT NULL",
             [.text(venue), .text(venue)])
         return Set(try rows.map { try $0.text("name") })

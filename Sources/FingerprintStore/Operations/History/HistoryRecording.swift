@@ -92,12 +92,12 @@ extension FingerprintStore {
     /// ones completed), trace points, their device-seconds added to the hourly heatmap cells, and the
     /// devices' newest sightings. Devices are stored as pseudonyms keyed by the venue's secret (made on
     /// first use); a venue whose recording is off, or that no longer exists, is skipped whole.
-    func writeHistory(_ batches: [String: VenueHistoryBatch]) throws -> HistoryWriteSummary {
-        var summary = HistoryWriteSummary()
-        guard batches.values.contains(where: { !$0.isEmpty }) else { return summary }
-        try daemonWrite { transaction in
+    func writeHistory(_ batches: [String: VenueHistoryBatch]) async throws -> HistoryWriteSummary {
+        guard batches.values.contains(where: { !$0.isEmpty }) else { return HistoryWriteSummary() }
+        return try await daemonWrite { transaction in
+            var summary = HistoryWriteSummary()
             for (venue, batch) in batches.sorted(by: { $0.key < $1.key }) where !batch.isEmpty {
-                guard let secret = try historySecret(of: venue, creating: true, transaction) else {
+                guard let secret = try await self.historySecret(of: venue, creating: true, transaction) else {
                     summary.skippedVenues.append(venue)
                     continue
                 }
@@ -118,7 +118,7 @@ extension FingerprintStore {
                     if latest[key] == nil { order.append(key) }
                     if latest[key]?.exitedAt == nil { latest[key] = item.visit }
                 }
-                try insertRows(
+                try await self.insertRows(
                     "INSERT INTO zoneVisit (venueId, device, zone, enteredAt, exitedAt, duration) VALUES",
                     """
                     ON CONFLICT (venueId, device, zone, enteredAt) DO UPDATE SET
@@ -130,7 +130,7 @@ extension FingerprintStore {
                     }, transaction)
                 summary.visits += order.count
 
-                try insertRows(
+                try await self.insertRows(
                     "INSERT INTO positionTrace (venueId, device, at, level, x, y, zone) VALUES", "",
                     batch.trace.map { item in
                         let point = item.point
@@ -146,7 +146,7 @@ extension FingerprintStore {
                         x: Int64((point.x / Self.heatCellSize).rounded(.down)), y: Int64((point.y / Self.heatCellSize).rounded(.down)))
                     cells[key, default: 0] += point.seconds
                 }
-                try insertRows(
+                try await self.insertRows(
                     "INSERT INTO heatCell (venueId, level, hour, cellX, cellY, seconds) VALUES",
                     "ON CONFLICT (venueId, level, hour, cellX, cellY) DO UPDATE SET seconds = heatCell.seconds + excluded.seconds",
                     cells.sorted { ($0.key.floor, $0.key.hour, $0.key.x, $0.key.y) < ($1.key.floor, $1.key.hour, $1.key.x, $1.key.y) }.map { key, seconds in
@@ -161,7 +161,7 @@ extension FingerprintStore {
                     if let known = newest[device], known.time > sighting.time { continue }
                     newest[device] = sighting
                 }
-                try insertRows(
+                try await self.insertRows(
                     "INSERT INTO devicePresence (venueId, device, lastSeen, level, zone) VALUES",
                     """
                     ON CONFLICT (venueId, device) DO UPDATE SET lastSeen = excluded.lastSeen, level = excluded.level, zone = excluded.zone
@@ -172,8 +172,8 @@ extension FingerprintStore {
                     }, transaction)
                 summary.sightings += newest.count
             }
+            return summary
         }
-        return summary
     }
 
     /// Switches the recording of `venue`'s history on or off (on by default); what is stored stays.
@@ -181,9 +181,9 @@ extension FingerprintStore {
     public func setHistoryRecording(of venue: String, to recording: Bool) async throws -> HistoryRecordingState {
         // Through the history's connection: positiond's store is otherwise read-only.
         try await daemonWrite { transaction in
-            _ = try self.revision(of: venue, transaction)
-            _ = try self.historySecret(of: venue, creating: true, transaction, evenWhenOff: true)
-            try transaction.execute("UPDATE venueHistory SET recording = ? WHERE venueId = ?", [SQLValue(recording), .text(venue)])
+            _ = try await self.revision(of: venue, transaction)
+            _ = try await self.historySecret(of: venue, creating: true, transaction, evenWhenOff: true)
+            try await transaction.execute("UPDATE venueHistory SET recording = ? WHERE venueId = ?", [SQLValue(recording), .text(venue)])
             return HistoryRecordingState(venue: venue, recording: recording)
         }
     }
@@ -191,8 +191,8 @@ extension FingerprintStore {
     /// Whether `venue`'s history is recorded.
     public func historyRecording(of venue: String) async throws -> HistoryRecordingState {
         try await sqlRead { transaction in
-            _ = try self.revision(of: venue, transaction)
-            let row = try transaction.rows("SELECT recording FROM venueHistory WHERE venueId = ?", [.text(venue)]).first
+            _ = try await self.revision(of: venue, transaction)
+            let row = try await transaction.rows("SELECT recording FROM venueHistory WHERE venueId = ?", [.text(venue)]).first
             return HistoryRecordingState(venue: venue, recording: try row?.bool("recording") ?? true)
         }
     }
@@ -200,21 +200,21 @@ extension FingerprintStore {
     /// Deletes history older than `cutoff` (seconds since the Unix epoch): visits that entered before it,
     /// trace points, heatmap hours that ended before it, and sightings. Returns the rows deleted.
     @discardableResult
-    public func pruneHistory(before cutoff: Double) throws -> Int {
-        try daemonWrite { transaction in
+    public func pruneHistory(before cutoff: Double) async throws -> Int {
+        try await daemonWrite { transaction in
             var deleted = 0
-            let venues = try transaction.rows("SELECT venueId FROM venueHistory", []).map { try $0.text("venueId") }
+            let venues = try await transaction.rows("SELECT venueId FROM venueHistory", []).map { try $0.text("venueId") }
             for venue in venues {
                 let arguments: [SQLValue] = [.text(venue), .real(cutoff)]
-                deleted += try transaction.count("SELECT COUNT(*) FROM zoneVisit WHERE venueId = ? AND enteredAt < ?", arguments)
-                try transaction.execute("DELETE FROM zoneVisit WHERE venueId = ? AND enteredAt < ?", arguments)
-                deleted += try transaction.count("SELECT COUNT(*) FROM positionTrace WHERE venueId = ? AND at < ?", arguments)
-                try transaction.execute("DELETE FROM positionTrace WHERE venueId = ? AND at < ?", arguments)
+                deleted += try await transaction.count("SELECT COUNT(*) FROM zoneVisit WHERE venueId = ? AND enteredAt < ?", arguments)
+                try await transaction.execute("DELETE FROM zoneVisit WHERE venueId = ? AND enteredAt < ?", arguments)
+                deleted += try await transaction.count("SELECT COUNT(*) FROM positionTrace WHERE venueId = ? AND at < ?", arguments)
+                try await transaction.execute("DELETE FROM positionTrace WHERE venueId = ? AND at < ?", arguments)
                 let hour: [SQLValue] = [.text(venue), .integer(Int64((cutoff / 3600).rounded(.down)))]
-                deleted += try transaction.count("SELECT COUNT(*) FROM heatCell WHERE venueId = ? AND hour < ?", hour)
-                try transaction.execute("DELETE FROM heatCell WHERE venueId = ? AND hour < ?", hour)
-                deleted += try transaction.count("SELECT COUNT(*) FROM devicePresence WHERE venueId = ? AND lastSeen < ?", arguments)
-                try transaction.execute("DELETE FROM devicePresence WHERE venueId = ? AND lastSeen < ?", arguments)
+                deleted += try await transaction.count("SELECT COUNT(*) FROM heatCell WHERE venueId = ? AND hour < ?", hour)
+                try await transaction.execute("DELETE FROM heatCell WHERE venueId = ? AND hour < ?", hour)
+                deleted += try await transaction.count("SELECT COUNT(*) FROM devicePresence WHERE venueId = ? AND lastSeen < ?", arguments)
+                try await transaction.execute("DELETE FROM devicePresence WHERE venueId = ? AND lastSeen < ?", arguments)
             }
             return deleted
         }
@@ -223,16 +223,16 @@ extension FingerprintStore {
     /// Closes visits left open by a daemon that stopped without closing them (killed, or its machine lost):
     /// those of devices last seen before `lastSeenBefore` end at that last sighting. Returns how many.
     @discardableResult
-    public func closeAbandonedVisits(lastSeenBefore cutoff: Double) throws -> Int {
-        try daemonWrite { transaction in
+    public func closeAbandonedVisits(lastSeenBefore cutoff: Double) async throws -> Int {
+        try await daemonWrite { transaction in
             let lastSeen = "(SELECT p.lastSeen FROM devicePresence p WHERE p.venueId = zoneVisit.venueId AND p.device = zoneVisit.device)"
             let abandoned = """
                 exitedAt IS NULL AND EXISTS (SELECT 1 FROM devicePresence p WHERE p.venueId = zoneVisit.venueId
                 AND p.device = zoneVisit.device AND p.lastSeen < ?)
                 """
-            let count = try transaction.count("SELECT COUNT(*) FROM zoneVisit WHERE \(abandoned)", [.real(cutoff)])
+            let count = try await transaction.count("SELECT COUNT(*) FROM zoneVisit WHERE \(abandoned)", [.real(cutoff)])
             guard count > 0 else { return 0 }
-            try transaction.execute(
+            try await transaction.execute(
                 """
                 UPDATE zoneVisit SET exitedAt = CASE WHEN \(lastSeen) > enteredAt THEN \(lastSeen) ELSE enteredAt END,
                 duration = CASE WHEN \(lastSeen) > enteredAt THEN \(lastSeen) - enteredAt ELSE 0 END WHERE \(abandoned)
@@ -255,32 +255,32 @@ extension FingerprintStore {
     /// the venue does not exist.
     private func historySecret(
         of venue: String, creating: Bool, _ transaction: any SQLTransaction, evenWhenOff: Bool = false
-    ) throws -> Data? {
+    ) async throws -> Data? {
         let select = "SELECT recording, secret FROM venueHistory WHERE venueId = ?"
-        if let row = try transaction.rows(select, [.text(venue)]).first {
+        if let row = try await transaction.rows(select, [.text(venue)]).first {
             return try row.bool("recording") || evenWhenOff ? try row.blob("secret") : nil
         }
-        guard creating, try transaction.count("SELECT COUNT(*) FROM venue WHERE id = ?", [.text(venue)]) > 0 else { return nil }
+        guard creating, try await transaction.count("SELECT COUNT(*) FROM venue WHERE id = ?", [.text(venue)]) > 0 else { return nil }
         var generator = SystemRandomNumberGenerator()
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         // Two replicas may make one at once: the first stored wins, and both use it.
-        try transaction.execute(
+        try await transaction.execute(
             "INSERT INTO venueHistory (venueId, recording, secret) VALUES (?, 1, ?) ON CONFLICT (venueId) DO NOTHING",
             [.text(venue), .blob(secret)])
-        guard let row = try transaction.rows(select, [.text(venue)]).first else { return nil }
+        guard let row = try await transaction.rows(select, [.text(venue)]).first else { return nil }
         return try row.bool("recording") || evenWhenOff ? try row.blob("secret") : nil
     }
 
     /// Runs `rows` as multi-row `INSERT`s of at most ``historyRowsPerStatement`` rows: `prefix` up to
     /// `VALUES`, `suffix` after the tuples (an `ON CONFLICT` clause, or nothing).
-    private func insertRows(_ prefix: String, _ suffix: String, _ rows: [[SQLValue]], _ transaction: any SQLTransaction) throws {
+    private func insertRows(_ prefix: String, _ suffix: String, _ rows: [[SQLValue]], _ transaction: any SQLTransaction) async throws {
         guard let width = rows.first?.count else { return }
         let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(rows.count, start + Self.historyRowsPerStatement)]
             let sql = prefix + " " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + " " + suffix
-            try transaction.execute(sql, chunk.flatMap { $0 })
+            try await transaction.execute(sql, chunk.flatMap { $0 })
             start += chunk.count
         }
     }
@@ -300,18 +300,15 @@ private struct HeatCellKey: Hashable {
 }
 
 extension FingerprintStore {
-    /// Writes one batch of every venue's history in one transaction (``writeHistory(_:)``), on NIO's
-    /// blocking-work pool: the transaction waits on the disk or the network, never on a thread of Swift's
-    /// concurrency pool.
+    /// Writes one batch of every venue's history in one transaction (``writeHistory(_:)``): the transaction
+    /// waits on the disk or the network without holding a thread of Swift's concurrency pool.
     @discardableResult
     public func recordHistory(_ batches: [String: VenueHistoryBatch]) async throws -> HistoryWriteSummary {
-        try await NIOThreadPool.singleton.runIfActive { try self.writeHistory(batches) }
+        try await writeHistory(batches)
     }
 
-    /// ``pruneHistory(before:)`` then ``closeAbandonedVisits(lastSeenBefore:)``, off Swift's concurrency pool.
+    /// ``pruneHistory(before:)`` then ``closeAbandonedVisits(lastSeenBefore:)``.
     public func maintainHistory(before cutoff: Double, abandonedBefore: Double) async throws -> (pruned: Int, closed: Int) {
-        try await NIOThreadPool.singleton.runIfActive {
-            (try self.pruneHistory(before: cutoff), try self.closeAbandonedVisits(lastSeenBefore: abandonedBefore))
-        }
+        (try await pruneHistory(before: cutoff), try await closeAbandonedVisits(lastSeenBefore: abandonedBefore))
     }
 }

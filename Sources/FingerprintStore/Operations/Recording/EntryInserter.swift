@@ -6,10 +6,10 @@ import Positioning
 /// through SQLite's API (``SQLiteEntryInserter``), PostgreSQL's goes through the seam (``SeamEntryInserter``).
 protocol EntryInserting {
     /// Inserts one fingerprint row and returns its id.
-    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64
+    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) async throws -> Int64
     /// Inserts a fingerprint's entries with multi-row statements: several times faster than a statement
     /// per entry.
-    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws
+    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) async throws
 }
 
 /// The statements both engines' inserters share.
@@ -32,12 +32,12 @@ enum EntryInserter {
 struct SeamEntryInserter: EntryInserting {
     let transaction: any SQLTransaction
 
-    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64 {
-        try transaction.insertReturningID(
+    func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) async throws -> Int64 {
+        try await transaction.insertReturningID(
             EntryInserter.fingerprintSQL, [.integer(spot), .integer(session), .text(device), .real(time), SQLValue(sampleCount)])
     }
 
-    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws {
+    func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) async throws {
         var remaining = fingerprint.entries.count
         var entries = fingerprint.entries.makeIterator()
         while remaining > 0 {
@@ -51,7 +51,7 @@ struct SeamEntryInserter: EntryInserting {
                     .real(entry.meanRSSI), .real(entry.visibility),
                 ]
             }
-            try transaction.execute(EntryInserter.entrySQL(rows: rows), arguments)
+            try await transaction.execute(EntryInserter.entrySQL(rows: rows), arguments)
             remaining -= rows
         }
     }

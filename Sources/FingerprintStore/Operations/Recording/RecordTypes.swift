@@ -65,7 +65,7 @@ public struct RecordSummary: Hashable, Sendable, Codable {
 public protocol LabelledSampleSource {
     /// The next samples in log order; nil once the log is over. A throw abandons the recording:
     /// nothing is written.
-    mutating func nextChunk() throws -> [LabelledSample]?
+    mutating func nextChunk() async throws -> [LabelledSample]?
 }
 
 /// Samples already in memory: one chunk.

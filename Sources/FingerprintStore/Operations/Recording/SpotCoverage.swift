@@ -8,8 +8,8 @@ extension FingerprintStore {
     ///     beacon of a fingerprint being recorded is active, so they count as they are.
     func spotCoverage(
         _ venueID: String, _ db: any SQLTransaction, before firstNew: Int64? = nil, adding recent: [String: [Int]] = [:]
-    ) throws -> [RecordSummary.SpotCoverage] {
-        let rows = try db.rows("""
+    ) async throws -> [RecordSummary.SpotCoverage] {
+        let rows = try await db.rows("""
             SELECT s.name AS spot, f.id AS fingerprint,
               (SELECT COUNT(*) FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
                WHERE e.fingerprintId = f.id AND b.status = 'active') AS beacons

@@ -29,25 +29,25 @@ struct SurveyRecording {
     /// Beacons per new fingerprint, per spot: how many fingerprints each spot got, too.
     var addedBeaconCounts: [String: [Int]] = [:]
 
-    init(store: FingerprintStore, venueID: String, options: RecordOptions, _ db: any SQLTransaction) throws {
+    init(store: FingerprintStore, venueID: String, options: RecordOptions, _ db: any SQLTransaction) async throws {
         self.store = store
         self.venueID = venueID
         self.options = options
         self.db = db
-        let venue = try store.venueDetails(venueID, db)
+        let venue = try await store.venueDetails(venueID, db)
         levels = Set(venue.floors.map(\.level))
-        beaconRows = try store.beaconIndex(venueID, db)
-        for row in try SpotRecord.all(of: venueID, db) {
+        beaconRows = try await store.beaconIndex(venueID, db)
+        for row in try await SpotRecord.all(of: venueID, db) {
             spotRows[row.name] = row.id!
         }
         inserter = try db.entryInserter()
-        firstNewFingerprint = Int64(try db.count("SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint", []))
+        firstNewFingerprint = Int64(try await db.count("SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint", []))
         windower = SampleWindower(size: options.windowSize)
     }
 
     /// Takes the next samples of the log: leaves out empty scans and unknown beacons (or adds them),
     /// and stores the windows they complete.
-    mutating func take(_ chunk: [LabelledSample]) throws {
+    mutating func take(_ chunk: [LabelledSample]) async throws {
         samples += chunk.count
         var kept: [LabelledSample] = []
         kept.reserveCapacity(chunk.count)
@@ -57,25 +57,25 @@ struct SurveyRecording {
                 continue
             }
             if labelled.sample.readings.contains(where: { beaconRows[$0.beacon] == nil }) {
-                try leaveOutOrAddUnknownBeacons(of: &labelled.sample)
+                try await leaveOutOrAddUnknownBeacons(of: &labelled.sample)
             }
             kept.append(labelled)
         }
-        try store(windower.add(kept))
+        try await store(windower.add(kept))
     }
 
-    private mutating func leaveOutOrAddUnknownBeacons(of sample: inout Sample) throws {
+    private mutating func leaveOutOrAddUnknownBeacons(of sample: inout Sample) async throws {
         if options.addUnknownBeacons {
             for reading in sample.readings where beaconRows[reading.beacon] == nil {
                 let beacon = reading.beacon
-                if let retired = try BeaconRecord.find(beacon, in: venueID, db) {
+                if let retired = try await BeaconRecord.find(beacon, in: venueID, db) {
                     throw StoreError.conflict(
                         "beacon \(beacon) is \(retired.status.rawValue) in venue '\(venueID)'; it cannot be added back by recording")
                 }
                 var record = BeaconRecord(
                     id: nil, venueId: venueID, uuid: beacon.uuid.uuidString, major: Int(beacon.major),
                     minor: Int(beacon.minor), status: .active)
-                try record.insert(db)
+                try await record.insert(db)
                 beaconRows[beacon] = record.id!
                 beaconsAdded.append(beacon)
             }
@@ -91,7 +91,7 @@ struct SurveyRecording {
     }
 
     /// Builds the windows' fingerprints (all at once, on every core: pure computation) and inserts them.
-    private mutating func store(_ windows: [[LabelledSample]]) throws {
+    private mutating func store(_ windows: [[LabelledSample]]) async throws {
         guard !windows.isEmpty else { return }
         let built = options.builder.fingerprints(ofWindows: windows.map { $0.map(\.sample) })
         cleaning.add(built.cleaning)
@@ -102,45 +102,45 @@ struct SurveyRecording {
             }
             let first = window[0]
             let spotName = first.truth.spotName
-            let fingerprintID = try inserter.insertFingerprint(
+            let fingerprintID = try await inserter.insertFingerprint(
                 spot: try spotID(spotName, truth: first.truth), session: try sessionID(first.sample.device),
                 device: first.sample.device, time: first.sample.time, sampleCount: window.count)
-            try inserter.insertEntries(of: fingerprint, id: fingerprintID, beaconRows: beaconRows)
+            try await inserter.insertEntries(of: fingerprint, id: fingerprintID, beaconRows: beaconRows)
             addedBeaconCounts[spotName, default: []].append(fingerprint.entries.count)
         }
     }
 
     /// The spot's row, created from the log's coordinates (and its floor, if new) when the venue lacks it.
-    private mutating func spotID(_ name: String, truth: GroundTruth) throws -> Int64 {
+    private mutating func spotID(_ name: String, truth: GroundTruth) async throws -> Int64 {
         if let known = spotRows[name] { return known }
         if !levels.contains(truth.floor) {
-            try FloorRecord(venueId: venueID, level: truth.floor, name: "Level \(truth.floor)").save(db)
+            try await FloorRecord(venueId: venueID, level: truth.floor, name: "Level \(truth.floor)").save(db)
             levels.insert(truth.floor)
         }
         var record = SpotRecord(id: nil, venueId: venueID, name: name, x: truth.x, y: truth.y, floor: truth.floor, zone: nil)
-        try record.insert(db)
+        try await record.insert(db)
         spotRows[name] = record.id!
         spotsCreated.append(name)
         return record.id!
     }
 
     /// One survey session per device of the log.
-    private mutating func sessionID(_ device: String) throws -> Int64 {
+    private mutating func sessionID(_ device: String) async throws -> Int64 {
         if let known = sessions[device] { return known }
         var session = SurveySessionRecord(
             id: nil, venueId: venueID, operator: options.operator, device: device, recordedAt: startedAt,
             sourceFile: options.sourceFile, windowSize: options.windowSize)
-        try session.insert(db)
+        try await session.insert(db)
         sessions[device] = session.id!
         return session.id!
     }
 
     /// Stores the last window, bumps the revision when anything changed, and sums up.
-    mutating func finish() throws -> RecordSummary {
-        try store(windower.finish())
+    mutating func finish() async throws -> RecordSummary {
+        try await store(windower.finish())
         let stored = addedBeaconCounts.values.reduce(0) { $0 + $1.count }
-        if stored > 0 || !beaconsAdded.isEmpty || !spotsCreated.isEmpty { try store.bumpRevision(of: venueID, db) }
-        let coverage = try store.spotCoverage(venueID, db, before: firstNewFingerprint, adding: addedBeaconCounts)
+        if stored > 0 || !beaconsAdded.isEmpty || !spotsCreated.isEmpty { try await store.bumpRevision(of: venueID, db) }
+        let coverage = try await store.spotCoverage(venueID, db, before: firstNewFingerprint, adding: addedBeaconCounts)
         let created = Set(spotsCreated)
         let spots = coverage.filter { addedBeaconCounts[$0.spot] != nil || created.contains($0.spot) }.map { spot in
             var spot = spot
@@ -154,6 +154,6 @@ struct SurveyRecording {
             beaconsAdded: beaconsAdded.map(\.description).sorted(), spotsCreated: spotsCreated,
             spots: spots,
             spotsToRevisit: coverage.filter(\.needsRevisit).map(\.spot),
-            revision: try store.revision(of: venueID, db))
+            revision: try await store.revision(of: venueID, db))
     }
 }

@@ -5,7 +5,7 @@ extension FingerprintStore {
     /// The calibration walk against the survey at its spots.
     func calibrationEstimate(
         _ calibration: [LabelledSample], old: BeaconID, new: BeaconID, venue: VenueDetails, _ db: any SQLTransaction
-    ) throws -> ReplacementCalibration.Estimate {
+    ) async throws -> ReplacementCalibration.Estimate {
         // One calibration fingerprint per spot, from all its samples (any device, any order).
         var bySpot: [String: [Sample]] = [:]
         for labelled in calibration where !labelled.sample.readings.isEmpty {
@@ -20,11 +20,11 @@ extension FingerprintStore {
         }
         // The survey's fingerprints at those spots, with the old beacon still in them.
         var identities: [Int64: BeaconID] = [:]
-        for row in try BeaconRecord.all(of: venue.id, db) {
+        for row in try await BeaconRecord.all(of: venue.id, db) {
             identities[row.id!] = try row.identity
         }
         var surveyed: [String: [Fingerprint]] = [:]
-        let rows = try db.rows("""
+        let rows = try await db.rows("""
             SELECT s.name, f.id, e.beaconId, e.meanRSSI FROM fingerprint f JOIN spot s ON s.id = f.spotId
             JOIN fingerprintEntry e ON e.fingerprintId = f.id JOIN beacon b ON b.id = e.beaconId
             WHERE s.venueId = ? AND b.status = 'active' ORDER BY f.id

@@ -11,14 +11,14 @@ extension FingerprintStore {
     ///
     /// - Throws: ``StoreError`` for unknown venues or beacons, a retired old beacon, a new beacon that
     ///   already has survey entries, or a calibration too thin to trust (unless `force`).
-    public func replaceBeacon(_ request: ReplacementRequest, scale: any RelativePowerScale) throws -> BeaconReplacement {
-        try sqlTransaction(dryRun: request.dryRun) { db in
-            let venue = try venueDetails(request.venue, db)
-            let old = try beaconRow(request.old, in: request.venue, db)
+    public func replaceBeacon(_ request: ReplacementRequest, scale: any RelativePowerScale) async throws -> BeaconReplacement {
+        try await sqlTransaction(dryRun: request.dryRun) { db in
+            let venue = try await self.venueDetails(request.venue, db)
+            let old = try await self.beaconRow(request.old, in: request.venue, db)
             guard old.status == .active else {
                 throw StoreError.conflict("beacon \(request.old) is already retired in venue '\(request.venue)'")
             }
-            let oldEntries = try FingerprintEntryRecord.all(ofBeacon: old.id!, db)
+            let oldEntries = try await FingerprintEntryRecord.all(ofBeacon: old.id!, db)
             var record = BeaconReplacementRecord(
                 id: nil, venueId: request.venue, kind: .remove, oldBeaconId: old.id!,
                 newBeaconId: nil, newBeaconCreated: false, newBeaconPreviousStatus: nil, operator: request.operator,
@@ -31,28 +31,28 @@ extension FingerprintStore {
                 guard newID != request.old else { throw StoreError.invalidInput("the new beacon must differ from the old one") }
                 record.kind = .replace
                 var newRow: BeaconRecord
-                if let existing = try BeaconRecord.find(newID, in: request.venue, db) {
-                    let entries = try FingerprintEntryRecord.count(ofBeacon: existing.id!, db)
+                if let existing = try await BeaconRecord.find(newID, in: request.venue, db) {
+                    let entries = try await FingerprintEntryRecord.count(ofBeacon: existing.id!, db)
                     guard entries == 0 else {
                         throw StoreError.conflict("beacon \(newID) already has \(entries) survey entries in venue '\(request.venue)'; a replacement must be a beacon the survey has not seen")
                     }
                     newRow = existing
                     record.newBeaconPreviousStatus = existing.status
                     newRow.status = .active
-                    try newRow.update(db)
+                    try await newRow.update(db)
                 } else {
                     // The new beacon hangs where the old one did: it inherits its place and label.
                     newRow = BeaconRecord(
                         id: nil, venueId: request.venue, uuid: newID.uuid.uuidString, major: Int(newID.major),
                         minor: Int(newID.minor), label: old.label, x: old.x, y: old.y, floor: old.floor,
                         measuredPower: old.measuredPower, status: .active)
-                    try newRow.insert(db)
+                    try await newRow.insert(db)
                     record.newBeaconCreated = true
                 }
                 record.newBeaconId = newRow.id!
 
                 if let calibration = request.calibration {
-                    let result = try calibrationEstimate(calibration, old: request.old, new: newID, venue: venue, db)
+                    let result = try await self.calibrationEstimate(calibration, old: request.old, new: newID, venue: venue, db)
                     estimate = result
                     if !result.isTrustworthy, !request.force {
                         throw StoreError.conflict("the calibration is too thin to trust: " + result.problems.joined(separator: "; ") + " (--force overrides)")
@@ -69,7 +69,7 @@ extension FingerprintStore {
                 let offset = record.offsetDB ?? 0
                 // The strongest other active beacon of each fingerprint the old one is in: one query, not one per entry.
                 var strongestOther: [Int64: Double] = [:]
-                for row in try db.rows("""
+                for row in try await db.rows("""
                     SELECT e.fingerprintId, MAX(e.meanRSSI) AS strongest FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
                     WHERE b.status = 'active' AND e.beaconId <> ?
                       AND e.fingerprintId IN (SELECT fingerprintId FROM fingerprintEntry WHERE beaconId = ?)
@@ -87,7 +87,7 @@ extension FingerprintStore {
                         .real(entry.visibility),
                     ]
                     if arguments.count == EntryInserter.maximumRowsPerStatement * 6 || position == oldEntries.count - 1 {
-                        try db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
+                        try await db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
                         arguments.removeAll(keepingCapacity: true)
                     }
                     inherited.append(entry.fingerprintId)
@@ -96,17 +96,17 @@ extension FingerprintStore {
 
             var retired = old
             retired.status = .retired
-            try retired.update(db)
-            try record.insert(db)
+            try await retired.update(db)
+            try await record.insert(db)
             for start in stride(from: 0, to: inherited.count, by: 400) {
                 let chunk = inherited[start..<min(start + 400, inherited.count)]
-                try db.execute(
+                try await db.execute(
                     "INSERT INTO replacementEntry (replacementId, fingerprintId) VALUES " + Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", "),
                     chunk.flatMap { [SQLValue.integer(record.id!), .integer($0)] })
             }
-            try bumpRevision(of: request.venue, db)
-            let after = try revision(of: request.venue, db)
-            var report = try replacement(record, db)
+            try await self.bumpRevision(of: request.venue, db)
+            let after = try await self.revision(of: request.venue, db)
+            var report = try await self.replacement(record, db)
             report.calibration = estimate
             report.dryRun = request.dryRun
             report.revisionBefore = venue.revision
@@ -116,8 +116,8 @@ extension FingerprintStore {
         }
     }
 
-    func beaconRow(_ beacon: BeaconID, in venueID: String, _ db: any SQLTransaction) throws -> BeaconRecord {
-        guard let row = try BeaconRecord.find(beacon, in: venueID, db) else { throw StoreError.unknownBeacon(venue: venueID, beacon: beacon.description) }
+    func beaconRow(_ beacon: BeaconID, in venueID: String, _ db: any SQLTransaction) async throws -> BeaconRecord {
+        guard let row = try await BeaconRecord.find(beacon, in: venueID, db) else { throw StoreError.unknownBeacon(venue: venueID, beacon: beacon.description) }
         return row
     }
 }

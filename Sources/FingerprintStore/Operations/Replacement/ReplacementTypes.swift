@@ -87,11 +87,11 @@ struct BeaconReplacementRecord: IdentifiedRow {
 
 extension BeaconReplacementRecord {
     /// The venue's replacements, newest first.
-    static func all(of venue: String, _ transaction: any SQLTransaction) throws -> [BeaconReplacementRecord] {
-        try fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id DESC")
+    static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [BeaconReplacementRecord] {
+        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id DESC")
     }
 
-    static func find(id: Int64, _ transaction: any SQLTransaction) throws -> BeaconReplacementRecord? {
-        try fetchOne(transaction, where: "id = ?", [.integer(id)])
+    static func find(id: Int64, _ transaction: any SQLTransaction) async throws -> BeaconReplacementRecord? {
+        try await fetchOne(transaction, where: "id = ?", [.integer(id)])
     }
 }

@@ -5,25 +5,27 @@ extension FingerprintStore {
     /// The venue's replacements and removals, newest first.
     /// Read without blocking a thread of Swift's concurrency pool.
     public func replacements(of venueID: String) async throws -> [BeaconReplacement] {
-        try await sqlRead { db in try self.replacements(of: venueID, db) }
+        try await sqlRead { db in try await self.replacements(of: venueID, db) }
     }
 
-    func replacements(of venueID: String, _ db: any SQLTransaction) throws -> [BeaconReplacement] {
-        try venueRecord(venueID, db)
-        return try BeaconReplacementRecord.all(of: venueID, db).map { try replacement($0, db) }
+    func replacements(of venueID: String, _ db: any SQLTransaction) async throws -> [BeaconReplacement] {
+        try await venueRecord(venueID, db)
+        var replacements: [BeaconReplacement] = []
+        for record in try await BeaconReplacementRecord.all(of: venueID, db) { replacements.append(try await replacement(record, db)) }
+        return replacements
     }
 
     /// Reverses replacement `id` exactly: the inherited entries are deleted, the old beacon is active again,
     /// the new beacon is deleted (or gets its former status back), and the revision increases again.
-    public func undoReplacement(_ id: Int64, venue venueID: String, dryRun: Bool = false) throws -> BeaconReplacement {
-        try sqlTransaction(dryRun: dryRun) { db in
-            let venue = try venueDetails(venueID, db)
-            guard var record = try BeaconReplacementRecord.find(id: id, db), record.venueId == venueID else {
+    public func undoReplacement(_ id: Int64, venue venueID: String, dryRun: Bool = false) async throws -> BeaconReplacement {
+        try await sqlTransaction(dryRun: dryRun) { db in
+            let venue = try await self.venueDetails(venueID, db)
+            guard var record = try await BeaconReplacementRecord.find(id: id, db), record.venueId == venueID else {
                 throw StoreError.invalidInput("venue '\(venueID)' has no replacement \(id)")
             }
             guard record.undoneAt == nil else { throw StoreError.conflict("replacement \(id) was already undone") }
             let involved = [record.oldBeaconId] + (record.newBeaconId.map { [$0] } ?? [])
-            let later = try BeaconReplacementRecord.all(of: venueID, db)
+            let later = try await BeaconReplacementRecord.all(of: venueID, db)
                 .filter { $0.id! > id && $0.undoneAt == nil }
                 .reversed()
                 .filter { involved.contains($0.oldBeaconId) || ($0.newBeaconId.map(involved.contains) ?? false) }
@@ -31,46 +33,46 @@ extension FingerprintStore {
                 throw StoreError.conflict("replacement \(blocking.id!) came later and involves the same beacons; undo it first")
             }
             if let newBeacon = record.newBeaconId {
-                try db.execute("""
+                try await db.execute("""
                     DELETE FROM fingerprintEntry WHERE beaconId = ?
                       AND fingerprintId IN (SELECT fingerprintId FROM replacementEntry WHERE replacementId = ?)
                     """, [.integer(newBeacon), .integer(id)])
-                let remaining = try FingerprintEntryRecord.count(ofBeacon: newBeacon, db)
+                let remaining = try await FingerprintEntryRecord.count(ofBeacon: newBeacon, db)
                 if record.newBeaconCreated, remaining == 0 {
                     // Keep the row while the audit trail points at it, but out of positioning.
-                    try db.execute("UPDATE beacon SET status = 'retired' WHERE id = ?", [.integer(newBeacon)])
+                    try await db.execute("UPDATE beacon SET status = 'retired' WHERE id = ?", [.integer(newBeacon)])
                 } else if let previous = record.newBeaconPreviousStatus {
-                    try db.execute("UPDATE beacon SET status = ? WHERE id = ?", [.text(previous.rawValue), .integer(newBeacon)])
+                    try await db.execute("UPDATE beacon SET status = ? WHERE id = ?", [.text(previous.rawValue), .integer(newBeacon)])
                 }
             }
-            try db.execute("UPDATE beacon SET status = 'active' WHERE id = ?", [.integer(record.oldBeaconId)])
+            try await db.execute("UPDATE beacon SET status = 'active' WHERE id = ?", [.integer(record.oldBeaconId)])
             record.undoneAt = SQLValue.storedPrecision(Date())
-            try record.update(db)
-            try bumpRevision(of: venueID, db)
-            var report = try replacement(record, db)
+            try await record.update(db)
+            try await self.bumpRevision(of: venueID, db)
+            var report = try await self.replacement(record, db)
             report.dryRun = dryRun
             report.revisionBefore = venue.revision
             report.revisionAfter = dryRun ? venue.revision
-                : try revision(of: venueID, db)
+                : try await self.revision(of: venueID, db)
             return report
         }
     }
 
     /// A stored replacement as the audit trail shows it.
-    func replacement(_ record: BeaconReplacementRecord, _ db: any SQLTransaction) throws -> BeaconReplacement {
-        func identity(_ id: Int64?) throws -> String? {
-            guard let id, let row = try BeaconRecord.find(id: id, db) else { return nil }
+    func replacement(_ record: BeaconReplacementRecord, _ db: any SQLTransaction) async throws -> BeaconReplacement {
+        func identity(_ id: Int64?) async throws -> String? {
+            guard let id, let row = try await BeaconRecord.find(id: id, db) else { return nil }
             return try row.identity.description
         }
         let calibration = try record.calibrationSummary.map {
             try JSONDecoder().decode(ReplacementCalibration.Estimate.self, from: Data($0.utf8))
         }
-        let inherited = try db.count("SELECT COUNT(*) FROM replacementEntry WHERE replacementId = ?", [SQLValue(record.id)])
-        let revision = try revision(of: record.venueId, db)
-        guard let old = try identity(record.oldBeaconId) else {
+        let inherited = try await db.count("SELECT COUNT(*) FROM replacementEntry WHERE replacementId = ?", [SQLValue(record.id)])
+        let revision = try await revision(of: record.venueId, db)
+        guard let old = try await identity(record.oldBeaconId) else {
             throw StoreError.conflict("replacement \(record.id.map(String.init) ?? "?") names beacon row \(record.oldBeaconId), which no longer exists")
         }
-        return BeaconReplacement(
+        return await BeaconReplacement(
             id: record.id, venue: record.venueId, kind: record.kind,
             old: old, new: try identity(record.newBeaconId), operator: record.operator,
             performedAt: record.performedAt, offset: record.offsetDB, calibration: calibration, forced: record.forced,

@@ -1,0 +1,81 @@
+import Foundation
+@testable import FingerprintStore
+import Testing
+
+@Suite("FingerprintStore: transactions that wait hold no thread")
+struct AsyncStoreTests {
+    @Test(
+        "PostgreSQL: while more transactions wait on a lock in the server than there are threads, other transactions and tasks still run",
+        .enabled(if: BackendTests.postgresURL != nil, "needs BEACONFIX_TEST_POSTGRES: run under scripts/with-postgres.sh, as make test does"),
+        .timeLimit(.minutes(1)))
+    func waitingHoldsNoThread() async throws {
+        // Given a store with room for many connections, and a transaction that holds an advisory lock until told
+        let empty = try await BackendTests.emptyPostgresSchema()
+        try await PostgresMigrations.migrate(empty)
+        let backend = PostgresBackend(url: empty.url, schema: try await Self.schema(of: empty), maximumConnections: 24, logger: BackendTests.logger)
+        let key = Int64.random(in: 1_000_000...2_000_000_000)
+        let (release, releasing) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await backend.write { transaction in
+                try await transaction.execute("SELECT pg_advisory_xact_lock(?)", [.integer(key)])
+                for await _ in release {}
+            }
+        }
+        try await Self.waitUntil(backend, key: key, granted: 1, waiting: 0)
+        // When more transactions than the machine has threads for Swift's pool, NIO's event loops and its
+        // blocking pool together wait for that lock inside PostgreSQL
+        let waiters = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
+        let waiting = (0..<waiters).map { _ in
+            Task { try await backend.write { try await $0.execute("SELECT pg_advisory_xact_lock(?)", [.integer(key)]) } }
+        }
+        try await Self.waitUntil(backend, key: key, granted: 1, waiting: waiters)
+        // Then a task and a read of the same store still run meanwhile (the read above already did, each poll)
+        #expect(await Task.detached { 6 * 7 }.value == 42)
+        let venues = try await backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue", []) }
+        #expect(try venues.first?.integer("n") == 0)
+        // And once the lock is released, every waiting transaction commits in turn
+        releasing.finish()
+        try await holder.value
+        for task in waiting { try await task.value }
+        try await Self.waitUntil(backend, key: key, granted: 0, waiting: 0)
+    }
+
+    @Test("SQLite: a transaction's body that awaits work done elsewhere resumes on the connection's thread and commits")
+    func sqliteBodyAwaitsElsewhere() async throws {
+        // Given a store
+        let store = try FingerprintStore.inMemory(logger: BackendTests.logger)
+        _ = try await store.importVenue(StoreFixtures.venue)
+        // When a write's body awaits a detached task between two statements (GRDB stops the test process if a
+        // statement runs on any thread but the connection's)
+        let revision = try await store.sqlWrite { transaction in
+            try await store.bumpRevision(of: "hall", transaction)
+            let answer = await Task.detached { try? await Task.sleep(for: .milliseconds(20)); return 1 }.value
+            try await transaction.execute("UPDATE venue SET name = ? WHERE id = 'hall'", [.text("Hall \(answer)")])
+            return try await store.revision(of: "hall", transaction)
+        }
+        // Then both statements committed together
+        let venue = try await store.venue("hall")
+        #expect(venue.revision == revision && venue.name == "Hall 1")
+    }
+
+    /// The schema the backend's connections use.
+    static func schema(of backend: PostgresBackend) async throws -> String {
+        try await backend.read { try await $0.rows("SELECT current_schema() AS name", []) }.first!.text("name")
+    }
+
+    /// Polls PostgreSQL's lock table until the advisory lock `key` is held `granted` times and awaited `waiting`
+    /// times: each poll is itself a transaction of the same store.
+    static func waitUntil(_ backend: PostgresBackend, key: Int64, granted: Int, waiting: Int) async throws {
+        while true {
+            let rows = try await backend.read { transaction in
+                try await transaction.rows(
+                    """
+                    SELECT COUNT(*) FILTER (WHERE granted) AS granted, COUNT(*) FILTER (WHERE NOT granted) AS waiting
+                    FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = ? AND objsubid = 1
+                    """, [.integer(key)])
+            }
+            if try rows.first?.integer("granted") == Int64(granted) && rows.first?.integer("waiting") == Int64(waiting) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
