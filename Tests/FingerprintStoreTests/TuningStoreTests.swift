@@ -99,14 +99,14 @@ struct TuningStoreTests {
         let third = try await store.saveTuning(older, of: "hall", surveyRevision: second.revision, seconds: 1)
         let old = try await store.coverage(of: "hall")
         #expect(old.tunedRevision == third.revision)
-        await #expect(old.spots.allSatisfy { $0.crossValidation == nil })
+        #expect(old.spots.allSatisfy { $0.crossValidation == nil })
     }
 
     @Test("a tuning of a survey that changed meanwhile is refused and nothing is written", arguments: BackendTests.engines)
     func staleTuning(engine: StoreEngine) async throws {
         // Given a tuning made at one revision, and the venue changed since
         let (store, survey) = try await Self.recorded(engine)
-        let result = try await Self.tune(survey)
+        let result = try Self.tune(survey)
         var options = StoreFixtures.options
         options.windowSize = 1
         _ = try await store.record(StoreFixtures.samples(at: "b", x: 5, count: 2, rssi: [1: -66, 2: -59]), into: "hall", options: options)
