@@ -36,6 +36,19 @@ struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
     }
 
     var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+
+    /// How long connecting to the server may take before it counts as unreachable.
+    static let connectTimeout = Duration.seconds(10)
+
+    /// The settings of one connection here (no TLS: the store is reached on a trusted network), with
+    /// `startupParameters` such as a `search_path` or an `application_name`.
+    func connectionConfiguration(startupParameters: [(String, String)] = []) -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: .disable)
+        configuration.options.connectTimeout = .init(Self.connectTimeout)
+        configuration.options.additionalStartupParameters = startupParameters
+        return configuration
+    }
 }
 
 /// The store on PostgreSQL, through postgres-nio's `PostgresClient`: what a cluster of positiond replicas
@@ -66,16 +79,11 @@ final class PostgresBackend: StoreBackend {
         self.leaseTimeout = leaseTimeout
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
+        let startupParameters = schema.map { [("search_path", $0)] } ?? []
+        configuration.options.connectTimeout = PostgresLocation.connectTimeout
         configuration.options.maximumConnections = max(1, maximumConnections)
-        var connectionConfiguration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
-        connectionConfiguration.options.connectTimeout = .seconds(10)
-        if let schema {
-            configuration.options.additionalStartupParameters = [("search_path", schema)]
-            connectionConfiguration.options.additionalStartupParameters = [("search_path", schema)]
-        }
-        self.connectionConfiguration = connectionConfiguration
+        configuration.options.additionalStartupParameters = startupParameters
+        self.connectionConfiguration = url.connectionConfiguration(startupParameters: startupParameters)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         // On the store's executor, as the transactions: the pool's own work (opening connections, keep-alives)

@@ -35,11 +35,7 @@ final class PostgresListenerConnection: Sendable {
         self.url = url
         self.logger = logger
         applicationName = "beaconfix-listener-" + UUID().uuidString.prefix(8).lowercased()
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
-        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
-        self.configuration = configuration
+        configuration = url.connectionConfiguration(startupParameters: [("application_name", applicationName)])
     }
 
     /// Connects, listens, and passes every notification to `yield` until cancelled; a lost session is

@@ -24,8 +24,9 @@ extension FingerprintStore {
     ///   when one already has fingerprints here (a copy adds, so copying twice would double the survey).
     public func copyVenues(_ venues: [String]?, from source: FingerprintStore) async throws -> [VenueCopySummary] {
         let read = try await source.sqlRead { transaction in
-            var ids = venues ?? []
-            if venues == nil { ids = try await transaction.rows("SELECT id FROM venue ORDER BY id", []).map { try $0.text("id") } }
+            let ids = if let venues { venues } else {
+                try await transaction.rows("SELECT id FROM venue ORDER BY id", []).map { try $0.text("id") }
+            }
             var read: [(details: VenueDetails, plans: [Int: FloorPlanImage], fingerprints: [ExportedFingerprint], tuning: SQLRow?)] = []
             for id in ids {
                 let details = try await source.venueDetails(id, transaction)
