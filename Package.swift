@@ -55,9 +55,11 @@ let package = Package(
         ),
         /// The prefetch hint the matcher's kernels give the CPU (Swift has no intrinsic for it).
         .target(name: "MatcherHints"),
+        /// The dB-offset metric's column loop compiled for AVX2, chosen at run time where the CPU has it.
+        .target(name: "MatcherKernels"),
         .target(
             name: "Positioning",
-            dependencies: ["CBLAS", "MatcherHints"],
+            dependencies: ["CBLAS", "MatcherHints", "MatcherKernels"],
             swiftSettings: swiftSettings
         ),
         // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder),

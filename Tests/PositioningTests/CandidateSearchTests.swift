@@ -158,14 +158,41 @@ struct CandidateSearchTests {
         let heavyRecall = try #require(heavy.recall), lightRecall = try #require(light.recall)
         print("tuner's search: penalties 10/5: \(heavy.search), recall \(heavyRecall.at8) / \(heavyRecall.at32); 2/1: \(light.search), recall \(lightRecall.at8) / \(lightRecall.at32)")
         #expect(heavyRecall.queries == SurveyCrossValidation.candidateSearchQueries)
-        #expect(heavy.search == (heavyRecall.isFull ? Locator.strongestBeaconSearch : .beaconIndex))
-        #expect(light.search == (lightRecall.isFull ? Locator.strongestBeaconSearch : .beaconIndex))
-        #expect(heavy.search == Locator.strongestBeaconSearch)
-        #expect(light.search == .beaconIndex)
+        #expect(heavyRecall.isFull && Locator.strongestBeaconLadder.contains(heavy.search))
+        #expect(!lightRecall.isFull && light.search == .beaconIndex)
         // And a small map is read whole, with no recall measured
         let small = SurveyCrossValidation(spots: venue.spots, survey: Array(survey.prefix(800)), scale: PositioningConfiguration().builder.scale)
         let smallChoice = try small.candidateSearch(for: MapCandidate(window: .fingerprints(1), metric: TunedConfiguration.untuned.metric), aggregation: .best)
         #expect(smallChoice.search == .beaconIndex && smallChoice.recall == nil)
+    }
+
+    @Test("on a denser survey the tuner takes a narrower step of the ladder, which keeps the recall on another phone's scans")
+    func denserSurveyNarrowerSearch() throws {
+        // Given two 4-floor venues of 256 beacons on the same floors, one surveyed 4 times as densely, and
+        // 300 scans between spots by another phone on each
+        let metric = MapCandidate(window: .fingerprints(1), metric: .decibelOffset(floor: -100, queryOnly: 10, referenceOnly: 5, offsetShrinkage: 4))
+        var chosen: [(step: Int, readShare: Double)] = []
+        for fingerprints in [16_000, 64_000] {
+            let venue = try Self.syntheticVenue(beaconsPerFloor: 64, floors: 4, fingerprints: fingerprints, queries: 300)
+            let survey = venue.references.enumerated().map { index, reference in
+                SurveyedFingerprint(spot: reference.spot, run: index / 10, device: "rig", time: Double(index), fingerprint: reference.fingerprint)
+            }
+            let validation = SurveyCrossValidation(
+                spots: venue.spots, survey: survey, scale: PositioningConfiguration().builder.scale, maximumQueries: 600)
+            // When the tuner chooses the search on each survey's own scans
+            let choice = try validation.candidateSearch(for: metric, aggregation: .best)
+            let step = try #require(Locator.strongestBeaconLadder.firstIndex(of: choice.search), "\(choice.search)")
+            // Then the step it took also keeps the nearest spots of scans it never saw, by another phone
+            let map = try RadioMap(spots: venue.spots, fingerprints: venue.references, representation: DecibelOffsetMetric().representation)
+            let locator = Locator(metric: metric.metric.make(), estimator: WeightedNearestSpots(), candidateSearch: .exhaustive)
+            let unseen = CandidateSearchRecall.measure(choice.search, locator: locator, queries: venue.queries.map { map.query(for: $0) }, in: map)
+            print("tuner's step at \(fingerprints) fingerprints: \(choice.search); on the survey \(choice.recall?.at8 ?? 0) / \(choice.recall?.at32 ?? 0), on another phone's scans \(unseen.at8) / \(unseen.at32), reading \(unseen.readShare)")
+            #expect(unseen.isFull, "\(fingerprints) fingerprints: \(unseen)")
+            chosen.append((step, unseen.readShare))
+        }
+        // And the denser survey took a narrower step than the sparser one, reading less of its map
+        #expect(chosen[1].step < chosen[0].step)
+        #expect(chosen[1].readShare < chosen[0].readShare)
     }
 
     @Test("a batch through the strongest-beacon search answers exactly as its queries one by one, in its order")

@@ -99,6 +99,24 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    // The narrower steps of the tuner's ladder (Locator.strongestBeaconLadder), which a denser survey can
+    // afford: for the large venue's 64 scans between spots, 2 of 6 among 6 keeps every one of the 8 and 32
+    // nearest spots at 100,000 fingerprints, and 2 of 4 among 4 at 1,000,000.
+    for (step, name) in [(0, "2 of 4 among 4"), (1, "2 of 6 among 6")] {
+        var narrower = strongest
+        narrower.candidateSearch = Locator.strongestBeaconLadder[step]
+        for size in [100_000, 1_000_000] {
+            Benchmark(
+                "locate (dB-offset 5/2, strongest beacons \(name)), \(size) fingerprints, large",
+                configuration: .init(setup: { _ = queries(.large, size) })
+            ) { benchmark in
+                let map = venue(.large, size).map, query = nextOf(queries(.large, size))
+                for _ in benchmark.scaledIterations {
+                    blackHole(narrower.locate(query, in: map))
+                }
+            }
+        }
+    }
     // A batch of the venue's 64 queries: the index searches order them by where they read the map.
     for (layout, size) in [(Layout.large, 100_000), (.hall, 10_000)] {
         for search in searches {

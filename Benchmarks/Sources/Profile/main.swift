@@ -56,7 +56,7 @@ case "record":
         radio map of \(map!.count) fingerprints: read from the store \(loading), laid out \(building)
         """)
 default:
-    // Profile locate [fingerprints] [iterations] [hall|large] [untuned|strongest|exhaustive|index]
+    // Profile locate [fingerprints] [iterations] [hall|large] [untuned|strongest|ladder0|ladder1|exhaustive|index]
     // untuned: the untuned venue's locator (its metric, the exact beacon index); strongest: the dB-offset
     // metric with penalties 5 and 2 through the strongest-beacon search, under which it keeps the recall.
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
@@ -71,6 +71,10 @@ default:
     case "strongest":
         locator.metric = DecibelOffsetMetric()
         locator.candidateSearch = Locator.strongestBeaconSearch
+    case let step where step.hasPrefix("ladder"):
+        // ladder0, ladder1, ladder2: a step of the tuner's ladder of strongest-beacon searches, narrowest first.
+        locator.metric = DecibelOffsetMetric()
+        locator.candidateSearch = Locator.strongestBeaconLadder[min(2, Int(step.dropFirst(6)) ?? 2)]
     default: break
     }
     let queries = venue.queries.map { venue.map.query(for: $0) }

@@ -287,10 +287,11 @@ public struct SurveyCrossValidation: Sendable {
         return (map, order.map { referenceGroups[$0] }, referenceOfFingerprint.map { $0.map { rowOfReference[$0] } })
     }
 
-    /// How a venue with this survey is searched under `candidate`'s map and metric: by
-    /// ``Locator/strongestBeaconSearch`` where its recall of the exhaustive search's nearest spots
-    /// (under `aggregation`) on up to ``candidateSearchQueries`` of the cross-validation queries clears
-    /// ``CandidateSearchRecall/isFull``; by the exact ``CandidateSearch/beaconIndex`` otherwise, and on maps
+    /// How a venue with this survey is searched under `candidate`'s map and metric: by the first search of
+    /// ``Locator/strongestBeaconLadder`` (narrowest first) whose recall of the exhaustive search's nearest
+    /// spots (under `aggregation`) on up to ``candidateSearchQueries`` of the cross-validation queries clears
+    /// ``CandidateSearchRecall/isFull``, with that recall; by the exact ``CandidateSearch/beaconIndex`` where
+    /// none does (with the widest one's recall), and on maps
     /// under ``Locator/smallMapBlocks`` blocks, which the strongest-beacon search reads whole anyway (no
     /// recall is measured for them). A query's own fingerprint stays in the map: both searches find it, and
     /// what is measured is whether they agree on the rest.
@@ -306,8 +307,14 @@ public struct SurveyCrossValidation: Sendable {
         // An even spread of the queries over the survey, at most the wanted number.
         let count = min(queries.count, Self.candidateSearchQueries)
         let sample = (0..<count).map { map.query(for: survey[queries[$0 * queries.count / count]].fingerprint) }
-        let recall = CandidateSearchRecall.measure(Locator.strongestBeaconSearch, locator: locator, queries: sample, in: map)
-        return (recall.isFull ? Locator.strongestBeaconSearch : .beaconIndex, recall)
+        let truth = sample.map { CandidateSearchRecall.truth(of: $0, locator: locator, in: map) }
+        var widest: CandidateSearchRecall?
+        for search in Locator.strongestBeaconLadder {
+            let recall = CandidateSearchRecall.measure(search, locator: locator, queries: sample, in: map, truth: truth)
+            if recall.isFull { return (search, recall) }
+            widest = recall
+        }
+        return (.beaconIndex, widest)
     }
 
     /// How many cross-validation queries ``candidateSearch(for:aggregation:)`` measures the recall on: enough

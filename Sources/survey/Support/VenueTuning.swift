@@ -26,7 +26,8 @@ enum VenueTuning {
             "recall of the exhaustive search's 8 nearest spots \(percent($0.at8)), of its 32 nearest \(percent($0.at32)) on \($0.queries) survey scans, reading \(percent($0.readShare)) of the map"
         }
         switch (search, measured) {
-        case (.strongestBeacons?, let measured?): return "strongest beacons (\(measured))"
+        case (.strongestBeacons(let queryBeacons, let referenceRank, let minimumShared, _, _)?, let measured?):
+            return "strongest beacons, \(minimumShared) of the scan's \(queryBeacons) strongest among a fingerprint's \(referenceRank) strongest (\(measured))"
         case (_, let measured?): return "exact beacon index: the strongest-beacon search falls short under this metric (\(measured); at least 100% and \(percent(CandidateSearchRecall.required32)) are required)"
         default: return "exact beacon index (the map is small enough to read whole)"
         }
