@@ -2,7 +2,7 @@
 // compiles a whole module for one target, and the baseline x86-64 target (SSE2) splits every 8-lane vector
 // into two. Here one AVX register holds a column of the block. The operations and their order per lane are
 // the Swift loop's, and nothing is fused (no FMA: the target has none, and contraction is off), so the sums
-// are the same to the bit (MatcherKernelTests).
+// are the same to the bit (WideKernelTests).
 #include "MatcherKernels.h"
 
 #pragma STDC FP_CONTRACT OFF

@@ -74,7 +74,7 @@ default:
     case let step where step.hasPrefix("ladder"):
         // ladder0, ladder1, ladder2: a step of the tuner's ladder of strongest-beacon searches, narrowest first.
         locator.metric = DecibelOffsetMetric()
-        locator.candidateSearch = Locator.strongestBeaconLadder[min(2, Int(step.dropFirst(6)) ?? 2)]
+        locator.candidateSearch = Locator.strongestBeaconLadder[max(0, min(2, Int(step.dropFirst(6)) ?? 2))]
     default: break
     }
     let queries = venue.queries.map { venue.map.query(for: $0) }

@@ -48,7 +48,6 @@ enum CompactKernels {
             sums.second += difference
         }
         static var sumsOverQueryBeacons: Bool { false }
-        static var hasWideLoop: Bool { false }
     }
 
     /// `first` = Σ |q − r| over shared beacons.
@@ -60,7 +59,6 @@ enum CompactKernels {
             sums.first += both * difference.replacing(with: -difference, where: difference .< 0)
         }
         static var sumsOverQueryBeacons: Bool { false }
-        static var hasWideLoop: Bool { false }
     }
 
     /// `first` = Σ |q − r| over the query's beacons with absent r read as 0, `second` = Σ r there
@@ -74,7 +72,6 @@ enum CompactKernels {
             sums.second += present
         }
         static var sumsOverQueryBeacons: Bool { true }
-        static var hasWideLoop: Bool { false }
     }
 
     /// As ``SquaredDifferences``, plus `commonReference` = Σ r over shared beacons (the dB-offset metric
@@ -247,6 +244,11 @@ enum CompactKernels {
         let first = block * RadioMap.lanes
         return first..<min(first + RadioMap.lanes, map.count)
     }
+}
+
+extension CompactKernels.Kind {
+    /// The Swift loop only, unless a kind says otherwise.
+    static var hasWideLoop: Bool { false }
 }
 
 extension CompactKernels.Sums {
