@@ -17,7 +17,7 @@ struct AsyncStoreTests {
         let (release, releasing) = AsyncStream<Void>.makeStream()
         let holder = Task {
             try await backend.write { transaction in
-                try await transaction.execute("SELECT pg_advisory_xact_lock(?)", [.integer(key)])
+                try await transaction.execute("SELECT pg_advisory_xact_lock(\(key))")
                 for await _ in release {}
             }
         }
@@ -26,12 +26,12 @@ struct AsyncStoreTests {
         // blocking pool together wait for that lock inside PostgreSQL
         let waiters = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
         let waiting = (0..<waiters).map { _ in
-            Task { try await backend.write { try await $0.execute("SELECT pg_advisory_xact_lock(?)", [.integer(key)]) } }
+            Task { try await backend.write { try await $0.execute("SELECT pg_advisory_xact_lock(\(key))") } }
         }
         try await Self.waitUntil(backend, key: key, granted: 1, waiting: waiters)
         // Then a task and a read of the same store still run meanwhile (the read above already did, each poll)
         #expect(await Task.detached { 6 * 7 }.value == 42)
-        let venues = try await backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue", []) }
+        let venues = try await backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue") }
         #expect(try venues.first?.integer("n") == 0)
         // And once the lock is released, every waiting transaction commits in turn
         releasing.finish()
@@ -50,7 +50,7 @@ struct AsyncStoreTests {
         let revision = try await store.sqlWrite { transaction in
             try await store.bumpRevision(of: "hall", transaction)
             let answer = await Task.detached { try? await Task.sleep(for: .milliseconds(20)); return 1 }.value
-            try await transaction.execute("UPDATE venue SET name = ? WHERE id = 'hall'", [.text("Hall \(answer)")])
+            try await transaction.execute("UPDATE venue SET name = \("Hall \(answer)") WHERE id = 'hall'")
             return try await store.revision(of: "hall", transaction)
         }
         // Then both statements committed together
@@ -60,7 +60,7 @@ struct AsyncStoreTests {
 
     /// The schema the backend's connections use.
     static func schema(of backend: PostgresBackend) async throws -> String {
-        try await backend.read { try await $0.rows("SELECT current_schema() AS name", []) }.first!.text("name")
+        try await backend.read { try await $0.rows("SELECT current_schema() AS name") }.first!.text("name")
     }
 
     /// Polls PostgreSQL's lock table until the advisory lock `key` is held `granted` times and awaited `waiting`
@@ -71,8 +71,8 @@ struct AsyncStoreTests {
                 try await transaction.rows(
                     """
                     SELECT COUNT(*) FILTER (WHERE granted) AS granted, COUNT(*) FILTER (WHERE NOT granted) AS waiting
-                    FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = ? AND objsubid = 1
-                    """, [.integer(key)])
+                    FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = \(key) AND objsubid = 1
+                    """)
             }
             if try rows.first?.integer("granted") == Int64(granted) && rows.first?.integer("waiting") == Int64(waiting) { return }
             try await Task.sleep(for: .milliseconds(20))

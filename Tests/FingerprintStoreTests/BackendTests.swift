@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Logging
 import Positioning
+import PostgresNIO
 import ScanFormats
 import Testing
 
@@ -34,7 +35,7 @@ struct BackendTests {
         let text = try #require(postgresURL)
         let url = try #require(try PostgresLocation(url: text))
         let schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await PostgresBackend(url: url, logger: logger).write { try await $0.execute("CREATE SCHEMA \(schema)") }
+        try await PostgresBackend(url: url, logger: logger).write { try await $0.execute("CREATE SCHEMA \(sql: schema)") }
         return PostgresBackend(url: url, schema: schema, logger: logger)
     }
 
@@ -86,14 +87,12 @@ struct BackendTests {
         try await store.sqlWrite { transaction in
             for (id, revision) in [("hall", 4), ("annex", 1)] {
                 try await transaction.execute(
-                    "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?)",
-                    [.text(id), .text(id.capitalized), .integer(Int64(revision)), SQLValue(updated), SQLValue(updated)])
+                    "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES (\(id), \(id.capitalized), \(Int64(revision)), \(updated), \(updated))")
             }
             try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
             for (minor, status) in [(1, "active"), (2, "retired")] {
                 try await transaction.execute(
-                    "INSERT INTO beacon (venueId, uuid, major, minor, status) VALUES ('hall', 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', 1, ?, ?)",
-                    [.integer(Int64(minor)), .text(status)])
+                    "INSERT INTO beacon (venueId, uuid, major, minor, status) VALUES ('hall', 'B9407F30-F5F8-466E-AFF9-25556B57FE6D', 1, \(Int64(minor)), \(status))")
             }
             try await transaction.execute("INSERT INTO spot (venueId, name, x, y, floor) VALUES ('hall', 'a', 0, 0, 0)")
         }
@@ -115,8 +114,7 @@ struct BackendTests {
         let store = try await Self.store(engine)
         try await store.sqlWrite { transaction in
             try await transaction.execute(
-                "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 2, ?, ?)",
-                [SQLValue(Date()), SQLValue(Date())])
+                "INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 2, \(Date()), \(Date()))")
         }
         await #expect(try store.tuning(of: "hall") == nil)
         await #expect(throws: StoreError.unknownVenue("atlantis")) { try await store.tuning(of: "atlantis") }
@@ -161,22 +159,18 @@ struct BackendTests {
         // When a venue, a floor and a plan are written with a parameter of every kind
         try await backend.write { transaction in
             try await transaction.execute(
-                "INSERT INTO venue (id, name, revision, createdAt, updatedAt, geoLat) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text("hall"), .text("Hall 'A'?"), .integer(3), .real(1_795_417_200), .real(1_795_417_200), .null])
-            try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES (?, ?, ?)", [.text("hall"), .integer(-1), .text("Basement")])
+                "INSERT INTO venue (id, name, revision, createdAt, updatedAt, geoLat) VALUES (\("hall"), \("Hall 'A'?"), \(3), \(1_795_417_200), \(1_795_417_200), \(.null))")
+            try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES (\("hall"), \(-1), \("Basement"))")
             try await transaction.execute(
                 """
                 INSERT INTO floorPlan (venueId, level, image, mediaType, data, topLeftX, topLeftY, bottomRightX, bottomRightY,
-                topRightX, topRightY, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [.text("hall"), .integer(-1), .text("plans/b.png"), .text("image/png"), .blob(image), .real(-1.5), .real(25),
-                 .real(41.25), .real(-1), .real(41.25), .real(25), .real(1_795_417_200)])
+                topRightX, topRightY, updatedAt) VALUES (\("hall"), \(-1), \("plans/b.png"), \("image/png"), \(image), \(-1.5), \(25), \(41.25), \(-1), \(41.25), \(25), \(1_795_417_200))
+                """)
         }
         // Then they read back as they were written, found by the names the SQL gives them
         let rows = try await backend.read { transaction in
             try await transaction.rows(
-                "SELECT v.name, v.revision, v.geoLat, p.data, p.topLeftX, p.level FROM venue v JOIN floorPlan p ON p.venueId = v.id WHERE v.id = ?",
-                [.text("hall")])
+                "SELECT v.name, v.revision, v.geoLat, p.data, p.topLeftX, p.level FROM venue v JOIN floorPlan p ON p.venueId = v.id WHERE v.id = \("hall")")
         }
         #expect(rows.count == 1)
         #expect(try rows[0].text("name") == "Hall 'A'?")
@@ -196,25 +190,22 @@ struct BackendTests {
         await #expect(throws: Abandoned.self) {
             try await backend.write { transaction in
                 try await transaction.execute(
-                    "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
-                    [.text("gone"), .text("Gone"), .real(1_795_417_200), .real(1_795_417_200)])
+                    "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (\("gone"), \("Gone"), \(1_795_417_200), \(1_795_417_200))")
                 throw Abandoned()
             }
         }
         // Then the venue is not there, and the next transaction works on the same connection pool
-        await #expect(try backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
+        await #expect(try backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue") }.first?.integer("n") == 0)
         // And a beacon outside 0...65535 is refused by the schema on both engines
         await #expect(throws: (any Error).self) {
             try await backend.write { transaction in
                 try await transaction.execute(
-                    "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (?, ?, ?, ?)",
-                    [.text("v"), .text("V"), .real(1_795_417_200), .real(1_795_417_200)])
+                    "INSERT INTO venue (id, name, createdAt, updatedAt) VALUES (\("v"), \("V"), \(1_795_417_200), \(1_795_417_200))")
                 try await transaction.execute(
-                    "INSERT INTO beacon (venueId, uuid, major, minor) VALUES (?, ?, ?, ?)",
-                    [.text("v"), .text("B9407F30-F5F8-466E-AFF9-25556B57FE6D"), .integer(1), .integer(70000)])
+                    "INSERT INTO beacon (venueId, uuid, major, minor) VALUES (\("v"), \("B9407F30-F5F8-466E-AFF9-25556B57FE6D"), \(1), \(70000))")
             }
         }
-        await #expect(try backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue", []) }.first?.integer("n") == 0)
+        await #expect(try backend.read { try await $0.rows("SELECT COUNT(*) AS n FROM venue") }.first?.integer("n") == 0)
     }
 
     @Test("PostgreSQL: migrating twice changes nothing; a database with a migration this build does not know is refused",
@@ -254,10 +245,34 @@ struct BackendTests {
         }
     }
 
-    @Test("parameters are numbered for PostgreSQL, except inside quotes")
-    func numbering() {
-        #expect(PostgresTransaction.numberingParameters("SELECT ? , '?', \"a?\" FROM t WHERE x = ? AND y = ?")
-            == "SELECT $1 , '?', \"a?\" FROM t WHERE x = $2 AND y = $3")
+    @Test("an interpolated value is bound on each engine, never read as SQL: PostgreSQL's markers numbered by postgres-nio, SQLite's as ?")
+    func interpolatedBinds() throws {
+        // Given a statement with SQL text composed in code, values of every kind and a value that looks like SQL
+        let hostile = "x' OR '1' = '1"
+        let statement: SQLStatement = "SELECT '?' AS mark FROM \(sql: "venue") WHERE id = \(hostile) AND revision > \(3) AND at < \(1.5) AND plan = \(Data([1])) AND note IS \(String?.none)"
+        // When it is rendered for each engine
+        let postgres = try PostgresQuery(statement)
+        let sqlite = statement.questionMarked
+        // Then the code's text stands as written, and each value is a parameter
+        #expect(postgres.sql == "SELECT '?' AS mark FROM venue WHERE id = $1 AND revision > $2 AND at < $3 AND plan = $4 AND note IS $5")
+        #expect(postgres.binds.count == 5)
+        #expect(sqlite.sql == "SELECT '?' AS mark FROM venue WHERE id = ? AND revision > ? AND at < ? AND plan = ? AND note IS ?")
+        #expect(sqlite.arguments == [.text(hostile), .integer(3), .real(1.5), .blob(Data([1])), .null])
+    }
+
+    @Test("values that look like SQL are stored and matched as values on both engines", arguments: engines)
+    func boundValuesRoundTrip(engine: StoreEngine) async throws {
+        // Given a migrated database and a name that would end the statement if it were spliced in
+        let backend = try await Self.backend(engine)
+        let name = "Hall'); DROP TABLE venue; -- ?$1"
+        // When a venue of that id is written and read back through interpolated statements
+        let rows = try await backend.write { transaction in
+            try await transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES (\(name), \(name), \(1), \(Date()), \(Date()))")
+            return try await transaction.rows("SELECT id, name FROM venue WHERE id = \(name) AND name = \(name)")
+        }
+        // Then the one row holds the text as given, and the table is still there
+        #expect(try rows.map { try $0.text("name") } == [name])
+        #expect(try await backend.read { try await $0.count("SELECT COUNT(*) FROM venue") } == 1)
     }
 
     /// Every pair of engines, for copies between them.

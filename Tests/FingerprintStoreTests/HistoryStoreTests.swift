@@ -181,7 +181,7 @@ struct HistoryStoreTests {
     static func storedValues(_ store: FingerprintStore) async throws -> [SQLValue] {
         try await store.sqlRead { transaction in
             var values: [SQLValue] = []
-            for table in ["zoneVisit", "devicePresence"] { values += try await transaction.rows("SELECT * FROM \(table)", []).flatMap(\.values) }
+            for table in ["zoneVisit", "devicePresence"] { values += try await transaction.rows("SELECT * FROM \(sql: table)").flatMap(\.values) }
             return values
         }
     }

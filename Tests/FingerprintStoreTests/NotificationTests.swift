@@ -86,7 +86,7 @@ struct NotificationTests {
             // When PostgreSQL terminates its session (as a restart or a failover would)
             let name = listener.connection.applicationName
             let terminated = try await store.backend.write { transaction in
-                try await transaction.rows("SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = ?", [.text(name)])
+                try await transaction.rows("SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = \(name)")
             }
             #expect(terminated.count == 1)
             // Then it reports the loss, without the password, and listens again

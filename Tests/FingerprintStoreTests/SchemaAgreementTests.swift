@@ -74,12 +74,12 @@ struct SchemaAgreementTests {
     static func sqliteSchema(_ transaction: any SQLTransaction) async throws -> [String: Table] {
         var tables: [String: Table] = [:]
         let names = try await transaction.rows(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'", [])
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'")
         for row in names {
             let table = try row.text("name")
             var columns: [Column] = []
             var primaryKey: [(position: Int64, name: String)] = []
-            for column in try await transaction.rows("PRAGMA table_info(\(table))", []) {
+            for column in try await transaction.rows("PRAGMA table_info(\(sql: table))") {
                 let name = try column.text("name").lowercased()
                 let position = try column.integer("pk")
                 // A primary key column holds no NULL on either engine as the store declares them (GRDB adds
@@ -89,8 +89,8 @@ struct SchemaAgreementTests {
                 if position > 0 { primaryKey.append((position, name)) }
             }
             var indexes: Set<Index> = []
-            for index in try await transaction.rows("PRAGMA index_list(\(table))", []) where try index.text("origin") != "pk" {
-                let indexColumns = try await transaction.rows("PRAGMA index_info(\(try index.text("name")))", [])
+            for index in try await transaction.rows("PRAGMA index_list(\(sql: table))") where try index.text("origin") != "pk" {
+                let indexColumns = try await transaction.rows("PRAGMA index_info(\(sql: try index.text("name")))")
                     .sorted { try $0.integer("seqno") < $1.integer("seqno") }
                     .map { try $0.text("name").lowercased() }
                 indexes.insert(Index(columns: indexColumns, unique: try index.integer("unique") == 1, partial: try index.integer("partial") == 1))
@@ -108,7 +108,7 @@ struct SchemaAgreementTests {
             JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
             WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> 'beaconfix_migrations'
             ORDER BY c.table_name, c.ordinal_position
-            """, [])
+            """)
         for row in columns {
             let column = Column(
                 name: try row.text("column_name"), kind: try postgresKind(try row.text("data_type")),
@@ -124,7 +124,7 @@ struct SchemaAgreementTests {
                 JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum ORDER BY k.position), ',') AS columns
             FROM pg_index ix JOIN pg_class t ON t.oid = ix.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
             WHERE n.nspname = current_schema() AND t.relname <> 'beaconfix_migrations'
-            """, [])
+            """)
         for row in indexes {
             let table = try row.text("tablename")
             let columns = try row.text("columns").split(separator: ",").map(String.init)
@@ -197,14 +197,14 @@ struct SchemaAgreementTests {
     /// A venue with one floor and `zones` drawn on it in that order, written as the v11 schema allowed
     /// (without `position` on SQLite) or through the store's own statement.
     static func insertVenue(_ transaction: any SQLTransaction, zones: [String], withPosition: Bool, created: SQLValue) async throws {
-        try await transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [created, created])
+        try await transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, \(created), \(created))")
         try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
         for zone in zones {
             if withPosition {
                 try await ZoneAreaRecord(venueId: "hall", area: triangle(zone, size: 1)).save(transaction)
             } else {
                 try await transaction.execute(
-                    "INSERT INTO zoneArea (venueId, level, name, polygon) VALUES ('hall', 0, ?, '[[0,0],[1,0],[0,1]]')", [.text(zone)])
+                    "INSERT INTO zoneArea (venueId, level, name, polygon) VALUES ('hall', 0, \(zone), '[[0,0],[1,0],[0,1]]')")
             }
         }
     }
@@ -215,16 +215,16 @@ struct SchemaAgreementTests {
         let backend: any StoreBackend
         let text = SQLValue.text("2026-11-18 11:06:40.123"), whole = SQLValue.text("2026-11-18 11:06:41.000")
         @Sendable func old(_ transaction: any SQLTransaction) async throws {
-            try await transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, ?, ?)", [text, whole])
+            try await transaction.execute("INSERT INTO venue (id, name, revision, createdAt, updatedAt) VALUES ('hall', 'Hall', 1, \(text), \(whole))")
             try await transaction.execute("INSERT INTO floor (venueId, level, name) VALUES ('hall', 0, 'Ground')")
             try await transaction.execute(
-                "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt, revokedAt) VALUES ('app', 'locate', 'h', 'bfx_', ?, ?)", [text, whole])
-            try await transaction.execute("INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES ('ops', 'admin', 'i', 'bfx_', ?)", [whole])
+                "INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt, revokedAt) VALUES ('app', 'locate', 'h', 'bfx_', \(text), \(whole))")
+            try await transaction.execute("INSERT INTO apiKey (name, scope, tokenHash, tokenPrefix, createdAt) VALUES ('ops', 'admin', 'i', 'bfx_', \(whole))")
             try await transaction.execute(
                 """
                 INSERT INTO floorPlan (venueId, level, image, mediaType, data, topLeftX, topLeftY, bottomRightX, bottomRightY,
-                topRightX, topRightY, updatedAt) VALUES ('hall', 0, 'g.png', 'image/png', ?, 0, 1, 1, 0, 1, 1, ?)
-                """, [.blob(Data([1])), text])
+                topRightX, topRightY, updatedAt) VALUES ('hall', 0, 'g.png', 'image/png', \(Data([1])), 0, 1, 1, 0, 1, 1, \(text))
+                """)
         }
         let v12 = "v12: zone areas keep their import order in a column"
         if engine == .sqlite {
@@ -240,8 +240,8 @@ struct SchemaAgreementTests {
             try await fresh.write { transaction in
                 try await transaction.execute("CREATE TABLE beaconfix_migrations (identifier TEXT PRIMARY KEY)")
                 for migration in PostgresMigrations.migrations.prefix(while: { $0.identifier != "v13: dates as seconds since the Unix epoch" }) {
-                    for statement in migration.statements { try await transaction.execute(statement) }
-                    try await transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (?)", [.text(migration.identifier)])
+                    for statement in migration.statements { try await transaction.execute(SQLStatement(sql: statement)) }
+                    try await transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (\(migration.identifier))")
                 }
                 try await old(transaction)
             }

@@ -52,7 +52,7 @@ enum StoreFixtures {
         try await store.sqlRead { transaction in
             var rows: [String] = []
             for table in ["venue", "floor", "beacon", "spot", "surveySession", "fingerprint", "fingerprintEntry"] {
-                for row in try await transaction.rows("SELECT * FROM \(table) ORDER BY 1, 2", []) {
+                for row in try await transaction.rows("SELECT * FROM \(sql: table) ORDER BY 1, 2") {
                     rows.append("\(table): " + zip(row.columns, row.values).map { "\($0.lowercased())=\($1)" }.joined(separator: " "))
                 }
             }

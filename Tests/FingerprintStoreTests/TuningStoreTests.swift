@@ -66,7 +66,7 @@ struct TuningStoreTests {
         #expect(resurveyed.configuration.referenceWindow == result.configuration.referenceWindow)
         // And a second tuning replaces the first: one row per venue
         try await store.saveTuning(result, of: "hall", surveyRevision: stored.revision, seconds: 2)
-        #expect(try await store.sqlRead { try await $0.count("SELECT COUNT(*) FROM venueTuning", []) } == 1)
+        #expect(try await store.sqlRead { try await $0.count("SELECT COUNT(*) FROM venueTuning") } == 1)
     }
 
     @Test("coverage carries the stored tuning's spot errors, by name, and the revision it was made at", arguments: BackendTests.engines)

@@ -9,7 +9,7 @@ extension TestEnvironment {
         let text = try #require(ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"])
         let url = try #require(try PostgresLocation(url: text))
         let schema = "positiond_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await PostgresBackend(url: url, logger: logger).write { try await $0.execute("CREATE SCHEMA \(schema)") }
+        try await PostgresBackend(url: url, logger: logger).write { try await $0.execute("CREATE SCHEMA \(sql: schema)") }
         return try await FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: logger), logger: logger)
     }
 
@@ -19,7 +19,7 @@ extension TestEnvironment {
         let text = try #require(ProcessInfo.processInfo.environment["BEACONFIX_TEST_POSTGRES"])
         let url = try #require(try PostgresLocation(url: text))
         let schema = "replicas_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await PostgresBackend(url: url, logger: logger).write { try await $0.execute("CREATE SCHEMA \(schema)") }
+        try await PostgresBackend(url: url, logger: logger).write { try await $0.execute("CREATE SCHEMA \(sql: schema)") }
         return (
             try await FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: logger), logger: logger),
             try await FingerprintStore(postgres: PostgresBackend(url: url, schema: schema, logger: logger), logger: logger))

@@ -206,13 +206,13 @@ struct PostgresTransaction: SQLTransaction {
 
     var engine: StoreEngine { .postgresql }
 
-    func execute(_ sql: String, _ arguments: [SQLValue]) async throws {
-        for try await _ in try await run(sql, arguments) {}
+    func execute(_ statement: SQLStatement) async throws {
+        for try await _ in try await run(statement) {}
     }
 
-    func rows(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
+    func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         var rows: [SQLRow] = []
-        for try await row in try await run(sql, arguments) {
+        for try await row in try await run(statement) {
             var columns: [String] = []
             var values: [SQLValue] = []
             for cell in row {
@@ -224,46 +224,32 @@ struct PostgresTransaction: SQLTransaction {
         return rows
     }
 
-    private func run(_ sql: String, _ arguments: [SQLValue]) async throws -> PostgresRowSequence {
-        var binds = PostgresBindings(capacity: arguments.count)
-        for argument in arguments {
-            switch argument {
-            case .null: binds.appendNull()
-            case .integer(let value): binds.append(value)
-            case .real(let value): binds.append(value)
-            case .text(let value): binds.append(value)
-            case .blob(let value): try binds.append(value)
-            }
-        }
+    private func run(_ statement: SQLStatement) async throws -> PostgresRowSequence {
+        let query = try PostgresQuery(statement)
         do {
-            return try await connection.query(PostgresQuery(unsafeSQL: Self.numberingParameters(sql), binds: binds), logger: logger)
+            return try await connection.query(query, logger: logger)
         } catch let error as PSQLError {
             throw StoreError.storageFault("PostgreSQL refused a statement: \(error.serverInfo?[.message] ?? "\(error.code)")")
         }
     }
+}
 
-    /// `sql` with each `?` parameter marker numbered as PostgreSQL wants them (`$1`, `$2`, ...); a `?`
-    /// inside a quoted string or identifier is left alone.
-    static func numberingParameters(_ sql: String) -> String {
-        var result = ""
-        result.reserveCapacity(sql.utf8.count + 8)
-        var number = 0
-        var quote: Character?
-        for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "'" || character == "\"" {
-                quote = character
-                result.append(character)
-            } else if character == "?" {
-                number += 1
-                result += "$\(number)"
-            } else {
-                result.append(character)
+extension PostgresQuery {
+    /// `statement` through postgres-nio's own interpolation: its text as written, each value bound where it
+    /// stands (the library numbers the parameters and keeps the values out of its logs).
+    init(_ statement: SQLStatement) throws {
+        var interpolation = StringInterpolation(literalCapacity: 0, interpolationCount: statement.parts.count / 2)
+        for part in statement.parts {
+            switch part {
+            case .text(let text): interpolation.appendLiteral(text)
+            case .value(.null): interpolation.appendInterpolation(String?.none)
+            case .value(.integer(let value)): interpolation.appendInterpolation(value)
+            case .value(.real(let value)): interpolation.appendInterpolation(value)
+            case .value(.text(let value)): interpolation.appendInterpolation(value)
+            case .value(.blob(let value)): try interpolation.appendInterpolation(value)
             }
         }
-        return result
+        self.init(stringInterpolation: interpolation)
     }
 }
 

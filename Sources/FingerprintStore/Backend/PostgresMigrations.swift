@@ -160,12 +160,12 @@ enum PostgresMigrations {
             // schemas of the database need not wait), held until this transaction ends.
             try await transaction.execute("SELECT pg_advisory_xact_lock(7240101, hashtext(current_schema()))")
             try await transaction.execute("CREATE TABLE IF NOT EXISTS beaconfix_migrations (identifier TEXT PRIMARY KEY)")
-            let applied = Set(try await transaction.rows("SELECT identifier FROM beaconfix_migrations", []).map { try $0.text("identifier") })
+            let applied = Set(try await transaction.rows("SELECT identifier FROM beaconfix_migrations").map { try $0.text("identifier") })
             let unknown = applied.subtracting(migrations.map(\.identifier)).sorted()
             guard unknown.isEmpty else { throw StoreError.newerSchema(path: backend.location, unknownMigrations: unknown) }
             for migration in migrations where !applied.contains(migration.identifier) {
-                for statement in migration.statements { try await transaction.execute(statement) }
-                try await transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (?)", [.text(migration.identifier)])
+                for statement in migration.statements { try await transaction.execute(SQLStatement(sql: statement)) }
+                try await transaction.execute("INSERT INTO beaconfix_migrations (identifier) VALUES (\(migration.identifier))")
             }
         }
     }
@@ -173,7 +173,7 @@ enum PostgresMigrations {
     /// The migrations applied to the database, by name.
     static func applied(_ backend: any StoreBackend) async throws -> [String] {
         try await backend.read { transaction in
-            try await transaction.rows("SELECT identifier FROM beaconfix_migrations", []).map { try $0.text("identifier") }
+            try await transaction.rows("SELECT identifier FROM beaconfix_migrations").map { try $0.text("identifier") }
         }
     }
 }

@@ -4,11 +4,11 @@ import Foundation
 extension PostgresTransaction {
     /// `pg_notify`: delivered to the listening replicas when the transaction commits, never for a rollback.
     func notify(channel: String, payload: String) async throws {
-        try await execute("SELECT pg_notify(?, ?)", [.text(channel), .text(payload)])
+        try await execute("SELECT pg_notify(\(channel), \(payload))")
     }
 
-    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws {
-        let scanned = try await self.rows(sql, [.text(argument)]).map { found in
+    func scan(_ statement: SQLStatement, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws {
+        let scanned = try await self.rows(statement).map { found in
             let values = found.values
             guard let first = values[0].int64, let second = values[1].int64, let third = values[2].double,
                   let fourth = values[3].double, let fifth = values[4].double
@@ -28,8 +28,9 @@ extension PostgresTransaction {
             """
             SELECT zone, COUNT(*) AS visits, AVG(duration) AS mean, percentile_disc(0.5) WITHIN GROUP (ORDER BY duration) AS median,
             percentile_disc(0.9) WITHIN GROUP (ORDER BY duration) AS p90 FROM zoneVisit
-            WHERE venueId = ? AND duration >= ? AND enteredAt >= ? AND enteredAt < ? GROUP BY zone ORDER BY zone COLLATE "C"
-            """, [.text(venue), .real(minimumVisit), .real(from), .real(to)])
+            WHERE venueId = \(venue) AND duration >= \(minimumVisit) AND enteredAt >= \(from) AND enteredAt < \(to)
+            GROUP BY zone ORDER BY zone COLLATE "C"
+            """)
         return try rows.map { row in
             ZoneDwell(
                 zone: try row.text("zone"), visits: Int(try row.integer("visits")), median: try row.real("median"),

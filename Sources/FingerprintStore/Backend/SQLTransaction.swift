@@ -80,32 +80,28 @@ struct ScannedRow {
     var fifth: Double
 }
 
-/// One open transaction, on either engine: what the store's operations run their SQL in. Statements mark
-/// their parameters with `?` on both engines (the PostgreSQL side numbers them).
+/// One open transaction, on either engine: what the store's operations run their SQL in. A statement's
+/// values are interpolated into it (``SQLStatement``) and bound by each engine's library.
 ///
 /// What the engines do differently is a requirement here, implemented once per engine in Backend/, so that
 /// the operations never ask which engine they run on.
 protocol SQLTransaction {
     var engine: StoreEngine { get }
     /// Runs a statement that returns no rows.
-    func execute(_ sql: String, _ arguments: [SQLValue]) async throws
+    func execute(_ statement: SQLStatement) async throws
     /// Runs a query and returns all its rows.
-    func rows(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow]
+    func rows(_ statement: SQLStatement) async throws -> [SQLRow]
     /// Tells the other processes sharing the store that `channel` changed, when the transaction commits
     /// (never for a rollback); nothing where the engine cannot (SQLite: readers poll).
     func notify(channel: String, payload: String) async throws
-    /// Runs a query of five columns (two integers, three reals) that takes one text argument, handing its
-    /// rows over in chunks without building a row each: the hot scan of a venue's fingerprint entries.
-    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws
+    /// Runs a query of five columns (two integers, three reals), handing its rows over in chunks without
+    /// building a row each: the hot scan of a venue's fingerprint entries.
+    func scan(_ statement: SQLStatement, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws
     /// The dwell per zone of `venue`'s finished visits entered in `from..<to` and lasting at least
     /// `minimumVisit` seconds: count, nearest-rank median and p90 (visits' own durations), mean; by zone name.
     func zoneDwell(venue: String, from: Double, to: Double, minimumVisit: Double) async throws -> [ZoneDwell]
     /// Inserts fingerprints and their entries in bulk, as fast as the engine allows.
     func entryInserter() throws -> any EntryInserting
-}
-
-extension SQLTransaction {
-    func execute(_ sql: String) async throws { try await execute(sql, []) }
 }
 
 /// A transaction's body: the store's operations, written once for both engines. Asynchronous because

@@ -61,14 +61,16 @@ struct SQLiteTransaction: SQLTransaction {
 
     var engine: StoreEngine { .sqlite }
 
-    func execute(_ sql: String, _ arguments: [SQLValue]) async throws {
+    func execute(_ statement: SQLStatement) async throws {
+        let (sql, arguments) = statement.questionMarked
         try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
     }
 
-    func rows(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
-        let statement = try db.makeStatement(sql: sql)
-        let columns = statement.columnNames
-        return try Row.fetchAll(statement, arguments: StatementArguments(arguments.map(\.databaseValue))).map { row in
+    func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+        let (sql, arguments) = statement.questionMarked
+        let prepared = try db.makeStatement(sql: sql)
+        let columns = prepared.columnNames
+        return try Row.fetchAll(prepared, arguments: StatementArguments(arguments.map(\.databaseValue))).map { row in
             SQLRow(columns: columns, values: (0..<row.count).map { SQLValue(row[$0] as DatabaseValue) })
         }
     }

@@ -13,7 +13,16 @@ struct SQLiteEntryInserter: EntryInserting {
 
     init(_ db: Database) throws {
         self.db = db
-        fingerprintStatement = try db.cachedStatement(sql: EntryInserter.fingerprintSQL)
+        fingerprintStatement = try db.cachedStatement(sql: Self.fingerprintSQL)
+    }
+
+    /// SQLite's prepared forms, `?` its parameter markers.
+    private static let fingerprintSQL = "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)"
+
+    /// The multi-row insert for `rows` entries, built once per row count.
+    private static let entrySQLByRows: [String] = (0...EntryInserter.maximumRowsPerStatement).map { rows in
+        "INSERT INTO fingerprintEntry (fingerprintId, beaconId, relativePower, dispersion, meanRSSI, visibility) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
     /// Inserts one fingerprint row and returns its id.
@@ -46,7 +55,7 @@ struct SQLiteEntryInserter: EntryInserting {
         var entries = fingerprint.entries.makeIterator()
         while remaining > 0 {
             let rows = min(remaining, EntryInserter.maximumRowsPerStatement)
-            let statement = try db.cachedStatement(sql: EntryInserter.entrySQL(rows: rows))
+            let statement = try db.cachedStatement(sql: Self.entrySQLByRows[rows])
             let sqlite = statement.sqliteStatement
             sqlite3_reset(sqlite)
             var parameter: Int32 = 1

@@ -9,9 +9,10 @@ extension SQLiteTransaction {
 
     /// Stepped through SQLite's API (GRDB's rows box every value, and this is a revision reload's hot read),
     /// handed over 1,024 rows at a time from one buffer.
-    func scan(_ sql: String, argument: String, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws {
+    func scan(_ query: SQLStatement, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws {
+        let (sql, arguments) = query.questionMarked
         let statement = try db.makeStatement(sql: sql)
-        try statement.setArguments([argument])
+        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
         let sqlite = statement.sqliteStatement
         var chunk: [ScannedRow] = []
         chunk.reserveCapacity(1024)

@@ -111,13 +111,13 @@ extension FingerprintStore {
     /// Revokes a key by id; revoking twice is an error.
     public func revokeKey(id: Int64) async throws -> APIKeyInfo {
         try await sqlWrite { transaction in
-            guard let row = try await APIKeyRow.fetchOne(transaction, where: "id = ?", [.integer(id)]) else {
+            guard let row = try await APIKeyRow.fetchOne(transaction, where: "id = \(id)") else {
                 throw StoreError.invalidInput("there is no API key \(id)")
             }
             var key = try APIKeyInfo(row)
             guard key.revokedAt == nil else { throw StoreError.conflict("API key \(id) is already revoked") }
             let now = SQLValue.storedPrecision(Date())
-            try await transaction.execute("UPDATE apiKey SET revokedAt = ? WHERE id = ?", [SQLValue(now), .integer(id)])
+            try await transaction.execute("UPDATE apiKey SET revokedAt = \(now) WHERE id = \(id)")
             try await Self.notifyKeysChanged(transaction)
             key.revokedAt = now
             return key
@@ -148,7 +148,7 @@ extension FingerprintStore {
     /// concurrency pool: whether any key was ever created, and the scopes of the active keys by token hash.
     public func authenticationState() async throws -> (anyKeyCreated: Bool, active: [String: APIKeyScope]) {
         try await sqlRead { transaction in
-            let count = try await transaction.rows("SELECT COUNT(*) AS keys FROM apiKey", []).first?.integer("keys") ?? 0
+            let count = try await transaction.rows("SELECT COUNT(*) AS keys FROM apiKey").first?.integer("keys") ?? 0
             return (count > 0, try await Self.activeKeyHashes(transaction))
         }
     }

@@ -25,7 +25,7 @@ extension FingerprintStore {
     public func copyVenues(_ venues: [String]?, from source: FingerprintStore) async throws -> [VenueCopySummary] {
         let read = try await source.sqlRead { transaction in
             let ids = if let venues { venues } else {
-                try await transaction.rows("SELECT id FROM venue ORDER BY id", []).map { try $0.text("id") }
+                try await transaction.rows("SELECT id FROM venue ORDER BY id").map { try $0.text("id") }
             }
             var read: [(details: VenueDetails, plans: [Int: FloorPlanImage], fingerprints: [ExportedFingerprint], tuning: SQLRow?)] = []
             for id in ids {
@@ -35,7 +35,7 @@ extension FingerprintStore {
                 }
                 read.append((
                     details: details, plans: plans, fingerprints: try await source.exportFingerprints(of: id, transaction),
-                    tuning: try await transaction.rows("SELECT revision, configuration, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(id)]).first))
+                    tuning: try await transaction.rows("SELECT revision, configuration, report, tunedAt, seconds FROM venueTuning WHERE venueId = \(id)").first))
             }
             return read
         }
@@ -54,14 +54,10 @@ extension FingerprintStore {
                     revision = try await self.revision(of: id, transaction)
                     try await transaction.execute(
                         """
-                        INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (\(id), \(current ? revision : revision - 1), \(tuning["configuration"]), \(tuning["report"]), \(tuning["tunedAt"]), \(tuning["seconds"]))
                         ON CONFLICT(venueId) DO UPDATE SET revision = excluded.revision, configuration = excluded.configuration,
                         report = excluded.report, tunedAt = excluded.tunedAt, seconds = excluded.seconds
-                        """,
-                        [
-                            .text(id), SQLValue(current ? revision : revision - 1), tuning["configuration"], tuning["report"], tuning["tunedAt"],
-                            tuning["seconds"],
-                        ])
+                        """)
                 }
                 summaries.append(VenueCopySummary(
                     venue: id, fingerprints: imported.fingerprints, entries: imported.entries, floorPlans: venue.plans.count,

@@ -133,8 +133,8 @@ extension FingerprintStore {
             var index: [Int64: Int] = [:]
             for row in try await db.rows("""
                 SELECT f.id, s.name, f.device, f.time, f.sampleCount, f.sessionId
-                FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
-                """, [.text(venueID)]) {
+                FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = \(venueID) ORDER BY f.id
+                """) {
                 index[try row.integer("id")] = exported.count
                 exported.append(ExportedFingerprint(
                     spot: try row.text("name"), device: try row.text("device"), time: try row.real("time"),
@@ -143,8 +143,8 @@ extension FingerprintStore {
             for row in try await db.rows("""
                 SELECT e.fingerprintId, e.beaconId, e.relativePower, e.meanRSSI, e.dispersion, e.visibility
                 FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId JOIN spot s ON s.id = f.spotId
-                WHERE s.venueId = ? ORDER BY e.fingerprintId, e.beaconId
-                """, [.text(venueID)]) {
+                WHERE s.venueId = \(venueID) ORDER BY e.fingerprintId, e.beaconId
+                """) {
                 exported[index[try row.integer("fingerprintId")]!].entries.append(ExportedFingerprint.Entry(
                     beacon: beacons[try row.integer("beaconId")]!, relativePower: try row.real("relativePower"),
                     meanRSSI: try row.real("meanRSSI"), dispersion: try row.real("dispersion"), visibility: try row.real("visibility")))
@@ -177,7 +177,7 @@ extension FingerprintStore {
         venue definition: VenueDefinition, plans: [Int: FloorPlanImage], fingerprints: [ExportedFingerprint], _ db: any SQLTransaction
     ) async throws -> FingerprintImportSummary {
         if try await VenueRecord.find(definition.id, db) != nil,
-            try await db.count("SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = ?", [.text(definition.id)]) > 0
+            try await db.count("SELECT COUNT(*) FROM fingerprint JOIN spot ON spot.id = fingerprint.spotId WHERE spot.venueId = \(definition.id)") > 0
         {
             throw StoreError.conflict("venue '\(definition.id)' already has fingerprints; import into a fresh database or another --db")
         }
@@ -211,21 +211,20 @@ extension FingerprintStore {
                     sessions[fingerprint.session] = sessionID
                 }
                 let fingerprintID = try await db.insertReturningID(
-                    "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)",
-                    [.integer(spotID), .integer(sessionID), .text(fingerprint.device), .real(fingerprint.time), SQLValue(fingerprint.samples)])
+                    "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (\(spotID), \(sessionID), \(fingerprint.device), \(fingerprint.time), \(fingerprint.samples))")
                 // One multi-row insert per fingerprint (at most 150 rows a statement, as `record` does).
-                var arguments: [SQLValue] = []
+                var rows: [[SQLValue]] = []
                 for (position, entry) in fingerprint.entries.enumerated() {
                     guard let beaconID = beacons[entry.beacon] else {
                         throw StoreError.unknownBeacon(venue: venueID, beacon: entry.beacon.description)
                     }
-                    arguments += [
+                    rows.append([
                         .integer(fingerprintID), .integer(beaconID), .real(entry.relativePower), .real(entry.dispersion),
                         .real(entry.meanRSSI), .real(entry.visibility),
-                    ]
-                    if arguments.count == EntryInserter.maximumRowsPerStatement * 6 || position == fingerprint.entries.count - 1 {
-                        try await db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
-                        arguments.removeAll(keepingCapacity: true)
+                    ])
+                    if rows.count == EntryInserter.maximumRowsPerStatement || position == fingerprint.entries.count - 1 {
+                        try await db.execute(EntryInserter.entries(rows))
+                        rows.removeAll(keepingCapacity: true)
                     }
                     entryCount += 1
                 }

@@ -74,8 +74,8 @@ extension FingerprintStore {
         var plans: [Int: (placement: FloorPlanPlacement, corners: FloorPlanCorners)] = [:]
         for row in try await db.rows("""
             SELECT level, image, referencePoints, topLeftX, topLeftY, topRightX, topRightY, bottomRightX, bottomRightY
-            FROM floorPlan WHERE venueId = ?
-            """, [.text(venue)])
+            FROM floorPlan WHERE venueId = \(venue)
+            """)
         {
             let level = try row.int("level")
             plans[level] = try FloorPlanRecord.placement(

@@ -67,18 +67,18 @@ extension FingerprintStore {
             var run = -1
             for row in try await db.rows("""
                 SELECT f.id, f.spotId, f.sampleCount, f.sessionId, f.device, f.time
-                FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ? ORDER BY f.id
-                """, [.text(venueID)]) {
+                FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = \(venueID) ORDER BY f.id
+                """) {
                 let key: (spot: Int64, session: Int64, device: String) = (try row.integer("spotId"), try row.integer("sessionId"), try row.text("device"))
                 if previous.map({ $0.spot != key.spot || $0.session != key.session || $0.device != key.device }) ?? true { run += 1 }
                 previous = key
                 fingerprintRows[try row.integer("id")] = (spotIndex[key.spot]!, try row.int("sampleCount"), run, key.device, try row.real("time"))
             }
             // Entries in primary-key order, so each fingerprint's are contiguous and the database need not sort.
-            let entrySQL = """
+            let entryScan: SQLStatement = """
                 SELECT e.fingerprintId, e.beaconId, e.meanRSSI, e.dispersion, e.visibility
                 FROM fingerprintEntry e
-                WHERE e.fingerprintId IN (SELECT f.id FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?)
+                WHERE e.fingerprintId IN (SELECT f.id FROM fingerprint f JOIN spot s ON s.id = f.spotId WHERE s.venueId = \(venueID))
                 ORDER BY e.fingerprintId
                 """
             var currentID: Int64?
@@ -110,7 +110,7 @@ extension FingerprintStore {
                 entries.append((identity, FingerprintEntry(relativePower: 0, meanRSSI: meanRSSI, dispersion: dispersion, visibility: visibility)))
             }
             // The hot read of a revision reload: each engine scans as fast as it can (SQLite through its own API).
-            try await db.scan(entrySQL, argument: venueID) { rows in
+            try await db.scan(entryScan) { rows in
                 for row in rows {
                     take(fingerprint: row.first, beacon: row.second, meanRSSI: row.third, dispersion: row.fourth, visibility: row.fifth)
                 }

@@ -31,20 +31,19 @@ extension FingerprintStore {
     public func stats(of venueID: String) async throws -> VenueStats {
         try await sqlRead { db in
             let venue = try await self.venueDetails(venueID, db)
-            let venueArgument: [SQLValue] = [.text(venueID)]
             // Entries are aggregated once per beacon first (there is no index by beacon to join on).
             let coverageRows = try await db.rows("""
                 WITH seen AS (
                   SELECT e.beaconId, COUNT(DISTINCT f.spotId) AS spots, COUNT(*) AS fingerprints
                   FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
-                  JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
+                  JOIN spot s ON s.id = f.spotId WHERE s.venueId = \(venueID)
                   GROUP BY e.beaconId)
                 SELECT b.uuid, b.major, b.minor, b.label,
                   COALESCE(seen.spots, 0) AS spots, COALESCE(seen.fingerprints, 0) AS fingerprints
                 FROM beacon b LEFT JOIN seen ON seen.beaconId = b.id
-                WHERE b.venueId = ? AND b.status = 'active'
+                WHERE b.venueId = \(venueID) AND b.status = 'active'
                 ORDER BY b.uuid, b.major, b.minor
-                """, venueArgument + venueArgument)
+                """)
             let coverage = try coverageRows.map { row in
                 VenueStats.BeaconCoverage(
                     beacon: "\(try row.text("uuid")):\(try row.int("major")):\(try row.int("minor"))",
@@ -53,12 +52,12 @@ extension FingerprintStore {
             return VenueStats(
                 venue: venueID, revision: venue.revision, floors: venue.floors.count, spots: venue.spots.count,
                 activeBeacons: venue.activeBeacons.count, retiredBeacons: venue.beacons.count - venue.activeBeacons.count,
-                sessions: try await db.count("SELECT COUNT(*) FROM surveySession WHERE venueId = ?", venueArgument),
+                sessions: try await db.count("SELECT COUNT(*) FROM surveySession WHERE venueId = \(venueID)"),
                 fingerprints: venue.fingerprints,
                 entries: try await db.count("""
                     SELECT COUNT(*) FROM fingerprintEntry e JOIN fingerprint f ON f.id = e.fingerprintId
-                    JOIN spot s ON s.id = f.spotId WHERE s.venueId = ?
-                    """, venueArgument),
+                    JOIN spot s ON s.id = f.spotId WHERE s.venueId = \(venueID)
+                    """),
                 beaconsNeverSeen: coverage.filter { $0.fingerprints == 0 }.map(\.beacon),
                 beaconsSeenAtFewSpots: coverage.filter { $0.fingerprints > 0 && $0.spots < 3 },
                 thinSpots: try await self.spotCoverage(venueID, db).filter(\.needsRevisit))

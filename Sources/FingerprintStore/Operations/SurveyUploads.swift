@@ -162,7 +162,7 @@ extension FingerprintStore {
         let id = "ses_" + (0..<16).map { _ in String(UInt8.random(in: 0...15, using: &generator), radix: 16) }.joined()
         let openedAt = SQLValue.storedPrecision(Date()).timeIntervalSince1970
         return try await daemonWrite { transaction in
-            guard try await !transaction.rows("SELECT id FROM venue WHERE id = ?", [.text(venue)]).isEmpty else { throw StoreError.unknownVenue(venue) }
+            guard try await !transaction.rows("SELECT id FROM venue WHERE id = \(venue)").isEmpty else { throw StoreError.unknownVenue(venue) }
             try await SurveyUploadRow(
                 id: id, venueId: venue, operator: surveyor, deviceModel: deviceModel, notes: notes, state: SurveyUpload.State.open.rawValue,
                 openedAt: openedAt, walkCell: walk?.cellSize, walkSnap: walk?.snapDistance
@@ -178,7 +178,7 @@ extension FingerprintStore {
     }
 
     static func surveyUpload(_ id: String, of venue: String, _ transaction: any SQLTransaction) async throws -> SurveyUpload {
-        guard let row = try await SurveyUploadRow.fetchOne(transaction, where: "id = ? AND venueId = ?", [.text(id), .text(venue)])
+        guard let row = try await SurveyUploadRow.fetchOne(transaction, where: "id = \(id) AND venueId = \(venue)")
         else { throw StoreError.unknownSurveyUpload(venue: venue, id: id) }
         return try SurveyUpload(row)
     }
@@ -210,7 +210,7 @@ extension FingerprintStore {
         return try await daemonWrite { transaction in
             var session = try await Self.surveyUpload(upload, of: venue, transaction)
             if let stored = try await transaction.rows(
-                "SELECT lines, checkpoints FROM surveyUploadBatch WHERE uploadId = ? AND batchId = ?", [.text(upload), .text(batchID)]).first {
+                "SELECT lines, checkpoints FROM surveyUploadBatch WHERE uploadId = \(upload) AND batchId = \(batchID)").first {
                 guard try stored.text("lines") == lines, try stored.text("checkpoints") == checkpointLines else {
                     throw StoreError.conflict("batch '\(batchID)' of survey session \(upload) was stored with other samples; give a new batch a new id")
                 }
@@ -237,12 +237,9 @@ extension FingerprintStore {
             }
             guard problems.isEmpty else { throw InvalidSurveyBatch(problems: problems) }
             try await transaction.execute(
-                "INSERT INTO surveyUploadBatch (uploadId, batchId, position, samples, lines, receivedAt, checkpoints) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [.text(upload), .text(batchID), .integer(Int64(session.batches + 1)), .integer(Int64(samples.count)), .text(lines), .real(receivedAt),
-                 .text(checkpointLines)])
+                "INSERT INTO surveyUploadBatch (uploadId, batchId, position, samples, lines, receivedAt, checkpoints) VALUES (\(upload), \(batchID), \(Int64(session.batches + 1)), \(Int64(samples.count)), \(lines), \(receivedAt), \(checkpointLines))")
             try await transaction.execute(
-                "UPDATE surveyUpload SET samples = samples + ?, batches = batches + 1, checkpoints = checkpoints + ? WHERE id = ?",
-                [.integer(Int64(samples.count)), .integer(Int64(checkpoints.count)), .text(upload)])
+                "UPDATE surveyUpload SET samples = samples + \(Int64(samples.count)), batches = batches + 1, checkpoints = checkpoints + \(Int64(checkpoints.count)) WHERE id = \(upload)")
             session.samples += samples.count
             session.batches += 1
             session.checkpoints += checkpoints.count
@@ -294,10 +291,9 @@ extension FingerprintStore {
                         + "\(placements?.afterLastCheckpoint ?? 0) after the last, \(placements?.betweenFloors ?? 0) between floors): nothing to record")
             }
             try await transaction.execute(
-                "UPDATE surveyUpload SET state = 'committed', closedAt = ?, fingerprints = ?, revision = ? WHERE id = ?",
-                [.real(closedAt), .integer(Int64(summary.fingerprints)), .integer(Int64(summary.revision)), .text(id)])
+                "UPDATE surveyUpload SET state = 'committed', closedAt = \(closedAt), fingerprints = \(Int64(summary.fingerprints)), revision = \(Int64(summary.revision)) WHERE id = \(id)")
             // The samples now live in the venue's survey; the session keeps its counts.
-            try await transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = ?", [.text(id)])
+            try await transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = \(id)")
             session.state = .committed
             session.closedAt = Date(timeIntervalSince1970: closedAt)
             session.fingerprints = summary.fingerprints
@@ -315,7 +311,7 @@ extension FingerprintStore {
         let spots = try await SpotRecord.all(of: venue, transaction).map(\.spot)
         let byName = WalkPathFile.spotsByName(spots)
         var checkpoints: [Checkpoint] = []
-        for row in try await transaction.rows("SELECT checkpoints FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
+        for row in try await transaction.rows("SELECT checkpoints FROM surveyUploadBatch WHERE uploadId = \(id) ORDER BY position") {
             let entries: [(line: Int, entry: WalkPathFile.Entry)]
             do {
                 entries = try WalkPathFile.entries(from: Data(try row.text("checkpoints").utf8))
@@ -343,8 +339,8 @@ extension FingerprintStore {
         return try await daemonWrite { transaction in
             var session = try await Self.surveyUpload(id, of: venue, transaction)
             guard session.state == .open else { throw StoreError.conflict("survey session \(id) is \(session.state.rawValue) already") }
-            try await transaction.execute("UPDATE surveyUpload SET state = 'abandoned', closedAt = ? WHERE id = ?", [.real(closedAt), .text(id)])
-            try await transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = ?", [.text(id)])
+            try await transaction.execute("UPDATE surveyUpload SET state = 'abandoned', closedAt = \(closedAt) WHERE id = \(id)")
+            try await transaction.execute("DELETE FROM surveyUploadBatch WHERE uploadId = \(id)")
             session.state = .abandoned
             session.closedAt = Date(timeIntervalSince1970: closedAt)
             return session
@@ -430,7 +426,7 @@ extension FingerprintStore {
     /// A session's stored samples as one scan log, in the order their batches arrived.
     static func surveyUploadLog(_ id: String, _ transaction: any SQLTransaction) async throws -> Data {
         var log = Data()
-        for row in try await transaction.rows("SELECT lines FROM surveyUploadBatch WHERE uploadId = ? ORDER BY position", [.text(id)]) {
+        for row in try await transaction.rows("SELECT lines FROM surveyUploadBatch WHERE uploadId = \(id) ORDER BY position") {
             log.append(contentsOf: Array(try row.text("lines").utf8))
         }
         return log

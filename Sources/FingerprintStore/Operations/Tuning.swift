@@ -38,11 +38,10 @@ extension FingerprintStore {
             let tunedAt = SQLValue.storedPrecision(now)
             try await transaction.execute(
                 """
-                INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO venueTuning (venueId, revision, configuration, report, tunedAt, seconds) VALUES (\(venueID), \(Int64(revision)), \(configuration), \(report), \(tunedAt), \(seconds))
                 ON CONFLICT(venueId) DO UPDATE SET revision = excluded.revision, configuration = excluded.configuration,
                 report = excluded.report, tunedAt = excluded.tunedAt, seconds = excluded.seconds
-                """,
-                [.text(venueID), .integer(Int64(revision)), .text(configuration), .text(report), SQLValue(tunedAt), .real(seconds)])
+                """)
             return StoredTuning(venue: venueID, revision: revision, result: result, tunedAt: tunedAt, seconds: seconds)
         }
         logger.debug("venue tuned", metadata: ["venue.id": "\(venueID)", "venue.revision": "\(stored.revision)"])
@@ -60,7 +59,7 @@ extension FingerprintStore {
     /// The stored tuning, inside the caller's transaction.
     func tuning(of venueID: String, _ transaction: any SQLTransaction) async throws -> StoredTuning? {
         guard let row = try await transaction.rows(
-            "SELECT revision, report, tunedAt, seconds FROM venueTuning WHERE venueId = ?", [.text(venueID)]).first
+            "SELECT revision, report, tunedAt, seconds FROM venueTuning WHERE venueId = \(venueID)").first
         else { return nil }
         let report = try row.text("report")
         do {

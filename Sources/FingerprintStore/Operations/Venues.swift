@@ -204,7 +204,7 @@ extension FingerprintStore {
               (SELECT COUNT(*) FROM spot s WHERE s.venueId = v.id) AS spots,
               (SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = v.id) AS fingerprints
             FROM venue v ORDER BY v.id
-            """, [])
+            """)
         return try rows.map { row in
             VenueSummary(
                 id: try row.text("id"), name: try row.text("name"), revision: Int(try row.integer("revision")),
@@ -227,7 +227,7 @@ extension FingerprintStore {
 
     private static func revisions(_ transaction: any SQLTransaction) async throws -> [String: Int] {
         var revisions: [String: Int] = [:]
-        for row in try await transaction.rows("SELECT id, revision FROM venue", []) {
+        for row in try await transaction.rows("SELECT id, revision FROM venue") {
             revisions[try row.text("id")] = Int(try row.integer("revision"))
         }
         return revisions
@@ -235,7 +235,7 @@ extension FingerprintStore {
 
     /// Whether the database answers a query: the daemon's readiness check.
     public func isReachable() async -> Bool {
-        (try? await sqlRead { try await $0.rows("SELECT 1 AS one", []) }) != nil
+        (try? await sqlRead { try await $0.rows("SELECT 1 AS one") }) != nil
     }
 
     /// The venue's row, or ``StoreError/unknownVenue(_:)``: the existence check of every operation.
@@ -253,7 +253,7 @@ extension FingerprintStore {
         let spots = try await SpotRecord.all(of: id, db)
         let zoneAreas = try await ZoneAreaRecord.all(of: id, db)
         let fingerprints = try await db.count(
-            "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = ?", [.text(id)])
+            "SELECT COUNT(*) FROM fingerprint fp JOIN spot s ON s.id = fp.spotId WHERE s.venueId = \(id)")
         return VenueDetails(
             id: venue.id, name: venue.name, revision: venue.revision,
             floors: floors.map { VenueDefinition.Floor(level: $0.level, name: $0.name, plan: plans[$0.level]?.placement) },
@@ -265,7 +265,7 @@ extension FingerprintStore {
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.
     func bumpRevision(of venue: String, _ transaction: any SQLTransaction) async throws {
-        try await transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = ? WHERE id = ?", [SQLValue(Date()), .text(venue)])
+        try await transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = \(Date()) WHERE id = \(venue)")
         // Delivered when the transaction commits (never for a rollback): replicas sharing a PostgreSQL store
         // reload the venue instead of polling.
         try await transaction.notify(channel: StoreChannels.revisions, payload: venue)
@@ -273,7 +273,7 @@ extension FingerprintStore {
 
     /// The venue's current revision; ``StoreError/unknownVenue(_:)`` when there is none.
     func revision(of venue: String, _ transaction: any SQLTransaction) async throws -> Int {
-        guard let row = try await transaction.rows("SELECT revision FROM venue WHERE id = ?", [.text(venue)]).first else {
+        guard let row = try await transaction.rows("SELECT revision FROM venue WHERE id = \(venue)").first else {
             throw StoreError.unknownVenue(venue)
         }
         return Int(try row.integer("revision"))

@@ -8,16 +8,16 @@ import ScanFormats
 
 extension SQLTransaction {
     /// Runs an `INSERT` and returns the id of the row it made.
-    func insertReturningID(_ sql: String, _ arguments: [SQLValue]) async throws -> Int64 {
-        guard let row = try await rows(sql + " RETURNING id", arguments).first else {
+    func insertReturningID(_ statement: SQLStatement) async throws -> Int64 {
+        guard let row = try await rows(statement + " RETURNING id").first else {
             throw StoreError.storageFault("an insert returned no id")
         }
         return try row.integer("id")
     }
 
     /// The single integer a `SELECT COUNT(*) …` (or any one-value query) returns; 0 for no row or NULL.
-    func count(_ sql: String, _ arguments: [SQLValue]) async throws -> Int {
-        guard let value = try await rows(sql, arguments).first?.values.first else { return 0 }
+    func count(_ statement: SQLStatement) async throws -> Int {
+        guard let value = try await rows(statement).first?.values.first else { return 0 }
         switch value {
         case .integer(let integer): return Int(integer)
         case .real(let real): return Int(real)
@@ -94,7 +94,7 @@ extension SQLRow {
 
 extension VenueRecord {
     static func find(_ id: String, _ transaction: any SQLTransaction) async throws -> VenueRecord? {
-        try await fetchOne(transaction, where: "id = ?", [.text(id)])
+        try await fetchOne(transaction, where: "id = \(id)")
     }
 
     /// Inserts the venue, or updates the row with its id.
@@ -103,11 +103,11 @@ extension VenueRecord {
 
 extension FloorRecord {
     static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [FloorRecord] {
-        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "level")
+        try await fetchAll(transaction, where: "venueId = \(venue)", orderBy: "level")
     }
 
     static func exists(venue: String, level: Int, _ transaction: any SQLTransaction) async throws -> Bool {
-        try await transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = ? AND level = ?", [.text(venue), SQLValue(level)]) > 0
+        try await transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = \(venue) AND level = \(level)") > 0
     }
 
     func save(_ transaction: any SQLTransaction) async throws { try await upsert(transaction) }
@@ -116,32 +116,30 @@ extension FloorRecord {
 extension ZoneAreaRecord {
     /// The venue's polygons in the order they were first imported (where they overlap, the first wins).
     static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [ZoneAreaRecord] {
-        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "position")
+        try await fetchAll(transaction, where: "venueId = \(venue)", orderBy: "position")
     }
 
     static func find(venue: String, level: Int, name: String, _ transaction: any SQLTransaction) async throws -> ZoneAreaRecord? {
-        try await fetchOne(transaction, where: "venueId = ? AND level = ? AND name = ?", [.text(venue), SQLValue(level), .text(name)])
+        try await fetchOne(transaction, where: "venueId = \(venue) AND level = \(level) AND name = \(name)")
     }
 
     /// Adds the polygon after every stored one, or redraws the one of the same zone and floor (keeping its
     /// place in the order): the upsert of its columns, with `position` (the order, kept by the table
     /// rather than the row) taken one past the last on insert.
     func save(_ transaction: any SQLTransaction) async throws {
-        let values = try columnValues
         try await transaction.execute(
-            Self.insertStatement(values.map(\.column), computed: ["position": "(SELECT COALESCE(MAX(position), 0) + 1 FROM zoneArea)"])
-                + " ON CONFLICT (venueId, level, name) DO UPDATE SET polygon = excluded.polygon",
-            values.map(\.value))
+            Self.insertStatement(try columnValues, computed: ["position": "(SELECT COALESCE(MAX(position), 0) + 1 FROM zoneArea)"])
+                + " ON CONFLICT (venueId, level, name) DO UPDATE SET polygon = excluded.polygon")
     }
 }
 
 extension FloorPlanRecord {
     static func find(venue: String, level: Int, _ transaction: any SQLTransaction) async throws -> FloorPlanRecord? {
-        try await fetchOne(transaction, where: "venueId = ? AND level = ?", [.text(venue), SQLValue(level)])
+        try await fetchOne(transaction, where: "venueId = \(venue) AND level = \(level)")
     }
 
     static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [FloorPlanRecord] {
-        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "level")
+        try await fetchAll(transaction, where: "venueId = \(venue)", orderBy: "level")
     }
 
     func save(_ transaction: any SQLTransaction) async throws { try await upsert(transaction) }
@@ -150,45 +148,44 @@ extension FloorPlanRecord {
 extension BeaconRecord {
     /// Every beacon of the venue (active ones only unless `includeRetired`), in row order.
     static func all(of venue: String, includeRetired: Bool = true, _ transaction: any SQLTransaction) async throws -> [BeaconRecord] {
-        try await fetchAll(transaction, where: "venueId = ?" + (includeRetired ? "" : " AND status = 'active'"), [.text(venue)], orderBy: "id")
+        try await fetchAll(transaction, where: "venueId = \(venue)" + SQLStatement(sql: includeRetired ? "" : " AND status = 'active'"), orderBy: "id")
     }
 
     /// The venue's beacon with this identity (canonical, upper-case UUID), whatever its status.
     static func find(_ beacon: BeaconID, in venue: String, _ transaction: any SQLTransaction) async throws -> BeaconRecord? {
         try await fetchOne(
-            transaction, where: "venueId = ? AND uuid = ? AND major = ? AND minor = ?",
-            [.text(venue), .text(beacon.uuid.uuidString), SQLValue(Int(beacon.major)), SQLValue(Int(beacon.minor))])
+            transaction, where: "venueId = \(venue) AND uuid = \(beacon.uuid.uuidString) AND major = \(Int(beacon.major)) AND minor = \(Int(beacon.minor))")
     }
 
     static func find(id: Int64, _ transaction: any SQLTransaction) async throws -> BeaconRecord? {
-        try await fetchOne(transaction, where: "id = ?", [.integer(id)])
+        try await fetchOne(transaction, where: "id = \(id)")
     }
 }
 
 extension SpotRecord {
     /// The venue's spots in the order they were created (the order of a survey's spot indices).
     static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [SpotRecord] {
-        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id")
+        try await fetchAll(transaction, where: "venueId = \(venue)", orderBy: "id")
     }
 
     static func find(named name: String, in venue: String, _ transaction: any SQLTransaction) async throws -> SpotRecord? {
-        try await fetchOne(transaction, where: "venueId = ? AND name = ?", [.text(venue), .text(name)])
+        try await fetchOne(transaction, where: "venueId = \(venue) AND name = \(name)")
     }
 }
 
 extension SurveySessionRecord {
     static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [SurveySessionRecord] {
-        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id")
+        try await fetchAll(transaction, where: "venueId = \(venue)", orderBy: "id")
     }
 }
 
 extension FingerprintEntryRecord {
     /// Every survey entry of one beacon row.
     static func all(ofBeacon beacon: Int64, _ transaction: any SQLTransaction) async throws -> [FingerprintEntryRecord] {
-        try await fetchAll(transaction, where: "beaconId = ?", [.integer(beacon)], orderBy: "fingerprintId")
+        try await fetchAll(transaction, where: "beaconId = \(beacon)", orderBy: "fingerprintId")
     }
 
     static func count(ofBeacon beacon: Int64, _ transaction: any SQLTransaction) async throws -> Int {
-        try await transaction.count("SELECT COUNT(*) FROM fingerprintEntry WHERE beaconId = ?", [.integer(beacon)])
+        try await transaction.count("SELECT COUNT(*) FROM fingerprintEntry WHERE beaconId = \(beacon)")
     }
 }

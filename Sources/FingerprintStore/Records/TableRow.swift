@@ -33,17 +33,19 @@ extension TableRow {
         try self.init(from: ColumnDecoder(row: row))
     }
 
-    /// The rows of the table matching `condition` (SQL over its columns, with `?` markers; every row when
-    /// nil), in `order`.
+    /// The rows of the table matching `condition` (SQL over its columns, its values interpolated; every row
+    /// when nil), in `order` (columns named in code).
     static func fetchAll(
-        _ transaction: any SQLTransaction, where condition: String? = nil, _ arguments: [SQLValue] = [], orderBy order: String? = nil
+        _ transaction: any SQLTransaction, where condition: SQLStatement? = nil, orderBy order: String? = nil
     ) async throws -> [Self] {
-        let sql = "SELECT * FROM \(table)" + (condition.map { " WHERE \($0)" } ?? "") + (order.map { " ORDER BY \($0)" } ?? "")
-        return try await transaction.rows(sql, arguments).map(Self.init(row:))
+        var statement: SQLStatement = "SELECT * FROM \(sql: table)"
+        if let condition { statement.append(" WHERE \(sql: condition)") }
+        if let order { statement.append(" ORDER BY \(sql: order)") }
+        return try await transaction.rows(statement).map(Self.init(row:))
     }
 
-    static func fetchOne(_ transaction: any SQLTransaction, where condition: String, _ arguments: [SQLValue]) async throws -> Self? {
-        try await transaction.rows("SELECT * FROM \(table) WHERE \(condition)", arguments).first.map(Self.init(row:))
+    static func fetchOne(_ transaction: any SQLTransaction, where condition: SQLStatement) async throws -> Self? {
+        try await transaction.rows("SELECT * FROM \(sql: table) WHERE \(sql: condition)").first.map(Self.init(row:))
     }
 
     /// Inserts the row, or updates every other column of the row with the same ``conflictColumns``.
@@ -51,40 +53,36 @@ extension TableRow {
         let values = try columnValues
         let updates = values.map(\.column).filter { !Self.conflictColumns.contains($0) }.map { "\($0) = excluded.\($0)" }
         try await transaction.execute(
-            Self.insertStatement(values.map(\.column))
-                + " ON CONFLICT (\(Self.conflictColumns.joined(separator: ", "))) "
-                + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"),
-            values.map(\.value))
+            "\(sql: Self.insertStatement(values)) ON CONFLICT (\(sql: Self.conflictColumns.joined(separator: ", "))) "
+                + SQLStatement(sql: updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"))
     }
 
-    /// `INSERT INTO` the table: a `?` for each of `columns`, then each `computed` column's SQL.
     /// Inserts the row as it is (a table whose key the row carries).
     func insertRow(_ transaction: any SQLTransaction) async throws {
-        let values = try columnValues
-        try await transaction.execute(Self.insertStatement(values.map(\.column)), values.map(\.value))
+        try await transaction.execute(Self.insertStatement(try columnValues))
     }
 
-    static func insertStatement(_ columns: [String], computed: KeyValuePairs<String, String> = [:]) -> String {
-        let names = columns + computed.map(\.key)
-        let values = Array(repeating: "?", count: columns.count) + computed.map(\.value)
-        return "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+    /// `INSERT INTO` the table: each of `columns` with its value bound, then each `computed` column's SQL.
+    static func insertStatement(
+        _ columns: [(column: String, value: SQLValue)], computed: KeyValuePairs<String, String> = [:]
+    ) -> SQLStatement {
+        let names = columns.map(\.column) + computed.map(\.key)
+        let values = columns.map { "\($0.value)" as SQLStatement } + computed.map { SQLStatement(sql: $0.value) }
+        return "INSERT INTO \(sql: table) (\(sql: names.joined(separator: ", "))) VALUES (\(sql: values.joined(separator: ", ")))"
     }
 }
 
 extension IdentifiedRow {
     /// Inserts the row and takes the id the engine gave it.
     mutating func insert(_ transaction: any SQLTransaction) async throws {
-        let values = try columnValues.filter { $0.column != "id" }
-        id = try await transaction.insertReturningID(Self.insertStatement(values.map(\.column)), values.map(\.value))
+        id = try await transaction.insertReturningID(Self.insertStatement(try columnValues.filter { $0.column != "id" }))
     }
 
     /// Writes every column of the row with this id.
     func update(_ transaction: any SQLTransaction) async throws {
         guard let id else { throw StoreError.storageFault("a row of \(Self.table) without an id cannot be updated") }
-        let values = try columnValues.filter { $0.column != "id" }
-        try await transaction.execute(
-            "UPDATE \(Self.table) SET \(values.map { "\($0.column) = ?" }.joined(separator: ", ")) WHERE id = ?",
-            values.map(\.value) + [.integer(id)])
+        let assignments = try columnValues.filter { $0.column != "id" }.map { "\(sql: $0.column) = \($0.value)" as SQLStatement }
+        try await transaction.execute("UPDATE \(sql: Self.table) SET \(sql: assignments.joined(separator: ", ")) WHERE id = \(id)")
     }
 }
 

@@ -118,8 +118,7 @@ extension FingerprintStore {
         return try await sqlRead { transaction in
             _ = try await self.revision(of: venue, transaction)
             let rows = try await transaction.rows(
-                "SELECT zone, COUNT(*) AS devices FROM devicePresence WHERE venueId = ? AND lastSeen > ? GROUP BY zone",
-                [.text(venue), .real(now - window)])
+                "SELECT zone, COUNT(*) AS devices FROM devicePresence WHERE venueId = \(venue) AND lastSeen > \(now - window) GROUP BY zone")
             var zones: [ZonePresence] = []
             var outside = 0
             for row in rows {
@@ -166,19 +165,21 @@ extension FingerprintStore {
             }
             // One common table per step: each device's first entry into the step's zone after its previous
             // step, found through the unique index (venueId, device, zone, enteredAt).
-            var steps = ["s1 AS (SELECT device, MIN(enteredAt) AS t FROM zoneVisit WHERE venueId = ? AND zone = ? AND enteredAt >= ? AND enteredAt < ? GROUP BY device)"]
-            var arguments: [SQLValue] = [.text(venue), .text(zones[0]), .real(from), .real(to)]
+            var steps: [SQLStatement] = [
+                "s1 AS (SELECT device, MIN(enteredAt) AS t FROM zoneVisit WHERE venueId = \(venue) AND zone = \(zones[0]) AND enteredAt >= \(from) AND enteredAt < \(to) GROUP BY device)"
+            ]
             for index in 1..<zones.count {
+                // The step names (s1, s2, ...) are SQL the code writes; the venue, zones and times are bound.
+                let (step, previous) = ("s\(index + 1)", "s\(index)")
                 steps.append(
                     """
-                    s\(index + 1) AS (SELECT device, t, previous FROM (SELECT s.device, s.t AS previous, (SELECT MIN(v.enteredAt) FROM zoneVisit v
-                    WHERE v.venueId = ? AND v.device = s.device AND v.zone = ? AND v.enteredAt > s.t AND v.enteredAt <= s.t + ? AND v.enteredAt < ?) AS t
-                    FROM s\(index) s) reached WHERE t IS NOT NULL)
+                    \(sql: step) AS (SELECT device, t, previous FROM (SELECT s.device, s.t AS previous, (SELECT MIN(v.enteredAt) FROM zoneVisit v
+                    WHERE v.venueId = \(venue) AND v.device = s.device AND v.zone = \(zones[index]) AND v.enteredAt > s.t AND v.enteredAt <= s.t + \(within)
+                    AND v.enteredAt < \(to)) AS t FROM \(sql: previous) s) reached WHERE t IS NOT NULL)
                     """)
-                arguments += [.text(venue), .text(zones[index]), .real(within), .real(to)]
             }
             let select = ["SELECT 1 AS step, 0.0 AS gap FROM s1"] + (1..<zones.count).map { "SELECT \($0 + 1) AS step, t - previous AS gap FROM s\($0 + 1)" }
-            let rows = try await transaction.rows("WITH " + steps.joined(separator: ", ") + " " + select.joined(separator: " UNION ALL "), arguments)
+            let rows = try await transaction.rows("WITH \(sql: steps.joined(separator: ", ")) \(sql: select.joined(separator: " UNION ALL "))")
             var gaps = Array(repeating: [Double](), count: zones.count)
             for row in rows {
                 gaps[Int(try row.integer("step")) - 1].append(try row.real("gap"))
@@ -204,13 +205,12 @@ extension FingerprintStore {
         }
         return try await sqlRead { transaction in
             _ = try await self.revision(of: venue, transaction)
-            guard try await transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = ? AND level = ?", [.text(venue), SQLValue(floor)]) > 0 else {
+            guard try await transaction.count("SELECT COUNT(*) FROM floor WHERE venueId = \(venue) AND level = \(floor)") > 0 else {
                 throw StoreError.invalidInput("venue '\(venue)' has no floor \(floor)")
             }
             let firstHour = Int64((from / 3600).rounded(.down)), endHour = Int64((to / 3600).rounded(.up))
             let rows = try await transaction.rows(
-                "SELECT cellX, cellY, SUM(seconds) AS seconds FROM heatCell WHERE venueId = ? AND level = ? AND hour >= ? AND hour < ? GROUP BY cellX, cellY",
-                [.text(venue), SQLValue(floor), .integer(firstHour), .integer(endHour)])
+                "SELECT cellX, cellY, SUM(seconds) AS seconds FROM heatCell WHERE venueId = \(venue) AND level = \(floor) AND hour >= \(firstHour) AND hour < \(endHour) GROUP BY cellX, cellY")
             let size = Int64(cell)
             var merged: [Pair: Double] = [:]
             for row in rows {
@@ -230,8 +230,7 @@ extension FingerprintStore {
     /// The venue's zone names: those of its drawn zones and of its spots.
     func zoneNames(of venue: String, _ transaction: any SQLTransaction) async throws -> Set<String> {
         let rows = try await transaction.rows(
-            "SELECT name FROM zoneArea WHERE venueId = ? UNION SELECT zone AS name FROM spot WHERE venueId = ? AND zone IS NOT NULL",
-            [.text(venue), .text(venue)])
+            "SELECT name FROM zoneArea WHERE venueId = \(venue) UNION SELECT zone AS name FROM spot WHERE venueId = \(venue) AND zone IS NOT NULL")
         return Set(try rows.map { try $0.text("name") })
     }
 

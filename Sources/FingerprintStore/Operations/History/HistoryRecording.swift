@@ -183,7 +183,7 @@ extension FingerprintStore {
         try await daemonWrite { transaction in
             _ = try await self.revision(of: venue, transaction)
             _ = try await self.historySecret(of: venue, creating: true, transaction, evenWhenOff: true)
-            try await transaction.execute("UPDATE venueHistory SET recording = ? WHERE venueId = ?", [SQLValue(recording), .text(venue)])
+            try await transaction.execute("UPDATE venueHistory SET recording = \(recording) WHERE venueId = \(venue)")
             return HistoryRecordingState(venue: venue, recording: recording)
         }
     }
@@ -192,7 +192,7 @@ extension FingerprintStore {
     public func historyRecording(of venue: String) async throws -> HistoryRecordingState {
         try await sqlRead { transaction in
             _ = try await self.revision(of: venue, transaction)
-            let row = try await transaction.rows("SELECT recording FROM venueHistory WHERE venueId = ?", [.text(venue)]).first
+            let row = try await transaction.rows("SELECT recording FROM venueHistory WHERE venueId = \(venue)").first
             return HistoryRecordingState(venue: venue, recording: try row?.bool("recording") ?? true)
         }
     }
@@ -203,18 +203,20 @@ extension FingerprintStore {
     public func pruneHistory(before cutoff: Double) async throws -> Int {
         try await daemonWrite { transaction in
             var deleted = 0
-            let venues = try await transaction.rows("SELECT venueId FROM venueHistory", []).map { try $0.text("venueId") }
+            let venues = try await transaction.rows("SELECT venueId FROM venueHistory").map { try $0.text("venueId") }
             for venue in venues {
-                let arguments: [SQLValue] = [.text(venue), .real(cutoff)]
-                deleted += try await transaction.count("SELECT COUNT(*) FROM zoneVisit WHERE venueId = ? AND enteredAt < ?", arguments)
-                try await transaction.execute("DELETE FROM zoneVisit WHERE venueId = ? AND enteredAt < ?", arguments)
-                deleted += try await transaction.count("SELECT COUNT(*) FROM positionTrace WHERE venueId = ? AND at < ?", arguments)
-                try await transaction.execute("DELETE FROM positionTrace WHERE venueId = ? AND at < ?", arguments)
-                let hour: [SQLValue] = [.text(venue), .integer(Int64((cutoff / 3600).rounded(.down)))]
-                deleted += try await transaction.count("SELECT COUNT(*) FROM heatCell WHERE venueId = ? AND hour < ?", hour)
-                try await transaction.execute("DELETE FROM heatCell WHERE venueId = ? AND hour < ?", hour)
-                deleted += try await transaction.count("SELECT COUNT(*) FROM devicePresence WHERE venueId = ? AND lastSeen < ?", arguments)
-                try await transaction.execute("DELETE FROM devicePresence WHERE venueId = ? AND lastSeen < ?", arguments)
+                let hour = Int64((cutoff / 3600).rounded(.down))
+                // Each table's rows older than the cutoff: counted, then deleted.
+                let older: [(table: String, condition: SQLStatement)] = [
+                    ("zoneVisit", "venueId = \(venue) AND enteredAt < \(cutoff)"),
+                    ("positionTrace", "venueId = \(venue) AND at < \(cutoff)"),
+                    ("heatCell", "venueId = \(venue) AND hour < \(hour)"),
+                    ("devicePresence", "venueId = \(venue) AND lastSeen < \(cutoff)"),
+                ]
+                for (table, condition) in older {
+                    deleted += try await transaction.count("SELECT COUNT(*) FROM \(sql: table) WHERE \(sql: condition)")
+                    try await transaction.execute("DELETE FROM \(sql: table) WHERE \(sql: condition)")
+                }
             }
             return deleted
         }
@@ -226,17 +228,17 @@ extension FingerprintStore {
     public func closeAbandonedVisits(lastSeenBefore cutoff: Double) async throws -> Int {
         try await daemonWrite { transaction in
             let lastSeen = "(SELECT p.lastSeen FROM devicePresence p WHERE p.venueId = zoneVisit.venueId AND p.device = zoneVisit.device)"
-            let abandoned = """
+            let abandoned: SQLStatement = """
                 exitedAt IS NULL AND EXISTS (SELECT 1 FROM devicePresence p WHERE p.venueId = zoneVisit.venueId
-                AND p.device = zoneVisit.device AND p.lastSeen < ?)
+                AND p.device = zoneVisit.device AND p.lastSeen < \(cutoff))
                 """
-            let count = try await transaction.count("SELECT COUNT(*) FROM zoneVisit WHERE \(abandoned)", [.real(cutoff)])
+            let count = try await transaction.count("SELECT COUNT(*) FROM zoneVisit WHERE \(sql: abandoned)")
             guard count > 0 else { return 0 }
             try await transaction.execute(
                 """
-                UPDATE zoneVisit SET exitedAt = CASE WHEN \(lastSeen) > enteredAt THEN \(lastSeen) ELSE enteredAt END,
-                duration = CASE WHEN \(lastSeen) > enteredAt THEN \(lastSeen) - enteredAt ELSE 0 END WHERE \(abandoned)
-                """, [.real(cutoff)])
+                UPDATE zoneVisit SET exitedAt = CASE WHEN \(sql: lastSeen) > enteredAt THEN \(sql: lastSeen) ELSE enteredAt END,
+                duration = CASE WHEN \(sql: lastSeen) > enteredAt THEN \(sql: lastSeen) - enteredAt ELSE 0 END WHERE \(sql: abandoned)
+                """)
             return count
         }
     }
@@ -256,31 +258,27 @@ extension FingerprintStore {
     private func historySecret(
         of venue: String, creating: Bool, _ transaction: any SQLTransaction, evenWhenOff: Bool = false
     ) async throws -> Data? {
-        let select = "SELECT recording, secret FROM venueHistory WHERE venueId = ?"
-        if let row = try await transaction.rows(select, [.text(venue)]).first {
+        let select: SQLStatement = "SELECT recording, secret FROM venueHistory WHERE venueId = \(venue)"
+        if let row = try await transaction.rows(select).first {
             return try row.bool("recording") || evenWhenOff ? try row.blob("secret") : nil
         }
-        guard creating, try await transaction.count("SELECT COUNT(*) FROM venue WHERE id = ?", [.text(venue)]) > 0 else { return nil }
+        guard creating, try await transaction.count("SELECT COUNT(*) FROM venue WHERE id = \(venue)") > 0 else { return nil }
         var generator = SystemRandomNumberGenerator()
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         // Two replicas may make one at once: the first stored wins, and both use it.
         try await transaction.execute(
-            "INSERT INTO venueHistory (venueId, recording, secret) VALUES (?, 1, ?) ON CONFLICT (venueId) DO NOTHING",
-            [.text(venue), .blob(secret)])
-        guard let row = try await transaction.rows(select, [.text(venue)]).first else { return nil }
+            "INSERT INTO venueHistory (venueId, recording, secret) VALUES (\(venue), 1, \(secret)) ON CONFLICT (venueId) DO NOTHING")
+        guard let row = try await transaction.rows(select).first else { return nil }
         return try row.bool("recording") || evenWhenOff ? try row.blob("secret") : nil
     }
 
     /// Runs `rows` as multi-row `INSERT`s of at most ``historyRowsPerStatement`` rows: `prefix` up to
     /// `VALUES`, `suffix` after the tuples (an `ON CONFLICT` clause, or nothing).
     private func insertRows(_ prefix: String, _ suffix: String, _ rows: [[SQLValue]], _ transaction: any SQLTransaction) async throws {
-        guard let width = rows.first?.count else { return }
-        let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(rows.count, start + Self.historyRowsPerStatement)]
-            let sql = prefix + " " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + " " + suffix
-            try await transaction.execute(sql, chunk.flatMap { $0 })
+            try await transaction.execute("\(sql: prefix) \(rows: chunk) \(sql: suffix)")
             start += chunk.count
         }
     }

@@ -12,20 +12,16 @@ protocol EntryInserting {
     func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) async throws
 }
 
-/// The statements both engines' inserters share.
+/// The entry inserts through the seam (SQLite's own inserter prepares its forms, ``SQLiteEntryInserter``).
 enum EntryInserter {
     /// At most 150 rows (900 parameters) per statement: under any SQLite's limit on parameters.
     static let maximumRowsPerStatement = 150
 
-    static let fingerprintSQL = "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (?, ?, ?, ?, ?)"
-
-    /// The multi-row insert for `rows` entries, built once per row count.
-    private static let entrySQLByRows: [String] = (0...maximumRowsPerStatement).map { rows in
-        "INSERT INTO fingerprintEntry (fingerprintId, beaconId, relativePower, dispersion, meanRSSI, visibility) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+    /// The multi-row insert of `rows` entries (fingerprint, beacon, relative power, dispersion, mean RSSI,
+    /// visibility) through the seam.
+    static func entries(_ rows: some Sequence<[SQLValue]>) -> SQLStatement {
+        "INSERT INTO fingerprintEntry (fingerprintId, beaconId, relativePower, dispersion, meanRSSI, visibility) VALUES \(rows: rows)"
     }
-
-    static func entrySQL(rows: Int) -> String { entrySQLByRows[rows] }
 }
 
 /// The inserter of an engine without a faster way: multi-row statements through ``SQLTransaction``.
@@ -34,7 +30,7 @@ struct SeamEntryInserter: EntryInserting {
 
     func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) async throws -> Int64 {
         try await transaction.insertReturningID(
-            EntryInserter.fingerprintSQL, [.integer(spot), .integer(session), .text(device), .real(time), SQLValue(sampleCount)])
+            "INSERT INTO fingerprint (spotId, sessionId, device, time, sampleCount) VALUES (\(spot), \(session), \(device), \(time), \(sampleCount))")
     }
 
     func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) async throws {
@@ -42,16 +38,16 @@ struct SeamEntryInserter: EntryInserting {
         var entries = fingerprint.entries.makeIterator()
         while remaining > 0 {
             let rows = min(remaining, EntryInserter.maximumRowsPerStatement)
-            var arguments: [SQLValue] = []
-            arguments.reserveCapacity(rows * 6)
+            var values: [[SQLValue]] = []
+            values.reserveCapacity(rows)
             for _ in 0..<rows {
                 let (beacon, entry) = entries.next()!
-                arguments += [
+                values.append([
                     .integer(id), .integer(beaconRows[beacon]!), .real(Double(entry.relativePower)), .real(entry.dispersion),
                     .real(entry.meanRSSI), .real(entry.visibility),
-                ]
+                ])
             }
-            try await transaction.execute(EntryInserter.entrySQL(rows: rows), arguments)
+            try await transaction.execute(EntryInserter.entries(values))
             remaining -= rows
         }
     }

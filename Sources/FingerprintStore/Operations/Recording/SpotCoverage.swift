@@ -13,9 +13,9 @@ extension FingerprintStore {
             SELECT s.name AS spot, f.id AS fingerprint,
               (SELECT COUNT(*) FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
                WHERE e.fingerprintId = f.id AND b.status = 'active') AS beacons
-            FROM spot s LEFT JOIN fingerprint f ON f.spotId = s.id AND f.id < ?
-            WHERE s.venueId = ? ORDER BY s.id
-            """, [.integer(firstNew ?? Int64.max), .text(venueID)])
+            FROM spot s LEFT JOIN fingerprint f ON f.spotId = s.id AND f.id < \(firstNew ?? Int64.max)
+            WHERE s.venueId = \(venueID) ORDER BY s.id
+            """)
         var order: [String] = []
         var beaconsPerFingerprint: [String: [Int]] = [:]
         for row in rows {

@@ -41,7 +41,7 @@ struct SurveyRecording {
             spotRows[row.name] = row.id!
         }
         inserter = try db.entryInserter()
-        firstNewFingerprint = Int64(try await db.count("SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint", []))
+        firstNewFingerprint = Int64(try await db.count("SELECT COALESCE(MAX(id), 0) + 1 FROM fingerprint"))
         windower = SampleWindower(size: options.windowSize)
     }
 

@@ -27,8 +27,8 @@ extension FingerprintStore {
         let rows = try await db.rows("""
             SELECT s.name, f.id, e.beaconId, e.meanRSSI FROM fingerprint f JOIN spot s ON s.id = f.spotId
             JOIN fingerprintEntry e ON e.fingerprintId = f.id JOIN beacon b ON b.id = e.beaconId
-            WHERE s.venueId = ? AND b.status = 'active' ORDER BY f.id
-            """, [.text(venue.id)])
+            WHERE s.venueId = \(venue.id) AND b.status = 'active' ORDER BY f.id
+            """)
         var fingerprints: [Int64: (spot: String, entries: [BeaconID: FingerprintEntry])] = [:]
         for row in rows {
             let spot = try row.text("name")

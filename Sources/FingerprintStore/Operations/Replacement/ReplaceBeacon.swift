@@ -71,24 +71,24 @@ extension FingerprintStore {
                 var strongestOther: [Int64: Double] = [:]
                 for row in try await db.rows("""
                     SELECT e.fingerprintId, MAX(e.meanRSSI) AS strongest FROM fingerprintEntry e JOIN beacon b ON b.id = e.beaconId
-                    WHERE b.status = 'active' AND e.beaconId <> ?
-                      AND e.fingerprintId IN (SELECT fingerprintId FROM fingerprintEntry WHERE beaconId = ?)
+                    WHERE b.status = 'active' AND e.beaconId <> \(old.id!)
+                      AND e.fingerprintId IN (SELECT fingerprintId FROM fingerprintEntry WHERE beaconId = \(old.id!))
                     GROUP BY e.fingerprintId
-                    """, [.integer(old.id!), .integer(old.id!)]) {
+                    """) {
                     if let strongest = try row.optionalReal("strongest") { strongestOther[try row.integer("fingerprintId")] = strongest }
                 }
-                var arguments: [SQLValue] = []
+                var rows: [[SQLValue]] = []
                 for (position, entry) in oldEntries.enumerated() {
                     let meanRSSI = entry.meanRSSI + offset
                     let others = strongestOther[entry.fingerprintId]
                     let relative = scale.relativePower(rssi: meanRSSI, strongest: max(meanRSSI, others ?? meanRSSI))
-                    arguments += [
+                    rows.append([
                         .integer(entry.fingerprintId), .integer(newRow.id!), .real(Double(relative)), .real(entry.dispersion), .real(meanRSSI),
                         .real(entry.visibility),
-                    ]
-                    if arguments.count == EntryInserter.maximumRowsPerStatement * 6 || position == oldEntries.count - 1 {
-                        try await db.execute(EntryInserter.entrySQL(rows: arguments.count / 6), arguments)
-                        arguments.removeAll(keepingCapacity: true)
+                    ])
+                    if rows.count == EntryInserter.maximumRowsPerStatement || position == oldEntries.count - 1 {
+                        try await db.execute(EntryInserter.entries(rows))
+                        rows.removeAll(keepingCapacity: true)
                     }
                     inherited.append(entry.fingerprintId)
                 }
@@ -101,8 +101,7 @@ extension FingerprintStore {
             for start in stride(from: 0, to: inherited.count, by: 400) {
                 let chunk = inherited[start..<min(start + 400, inherited.count)]
                 try await db.execute(
-                    "INSERT INTO replacementEntry (replacementId, fingerprintId) VALUES " + Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", "),
-                    chunk.flatMap { [SQLValue.integer(record.id!), .integer($0)] })
+                    "INSERT INTO replacementEntry (replacementId, fingerprintId) VALUES \(rows: chunk.map { [SQLValue.integer(record.id!), .integer($0)] })")
             }
             try await self.bumpRevision(of: request.venue, db)
             let after = try await self.revision(of: request.venue, db)

@@ -88,10 +88,10 @@ struct BeaconReplacementRecord: IdentifiedRow {
 extension BeaconReplacementRecord {
     /// The venue's replacements, newest first.
     static func all(of venue: String, _ transaction: any SQLTransaction) async throws -> [BeaconReplacementRecord] {
-        try await fetchAll(transaction, where: "venueId = ?", [.text(venue)], orderBy: "id DESC")
+        try await fetchAll(transaction, where: "venueId = \(venue)", orderBy: "id DESC")
     }
 
     static func find(id: Int64, _ transaction: any SQLTransaction) async throws -> BeaconReplacementRecord? {
-        try await fetchOne(transaction, where: "id = ?", [.integer(id)])
+        try await fetchOne(transaction, where: "id = \(id)")
     }
 }

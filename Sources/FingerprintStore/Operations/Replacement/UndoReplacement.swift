@@ -34,18 +34,18 @@ extension FingerprintStore {
             }
             if let newBeacon = record.newBeaconId {
                 try await db.execute("""
-                    DELETE FROM fingerprintEntry WHERE beaconId = ?
-                      AND fingerprintId IN (SELECT fingerprintId FROM replacementEntry WHERE replacementId = ?)
-                    """, [.integer(newBeacon), .integer(id)])
+                    DELETE FROM fingerprintEntry WHERE beaconId = \(newBeacon)
+                      AND fingerprintId IN (SELECT fingerprintId FROM replacementEntry WHERE replacementId = \(id))
+                    """)
                 let remaining = try await FingerprintEntryRecord.count(ofBeacon: newBeacon, db)
                 if record.newBeaconCreated, remaining == 0 {
                     // Keep the row while the audit trail points at it, but out of positioning.
-                    try await db.execute("UPDATE beacon SET status = 'retired' WHERE id = ?", [.integer(newBeacon)])
+                    try await db.execute("UPDATE beacon SET status = 'retired' WHERE id = \(newBeacon)")
                 } else if let previous = record.newBeaconPreviousStatus {
-                    try await db.execute("UPDATE beacon SET status = ? WHERE id = ?", [.text(previous.rawValue), .integer(newBeacon)])
+                    try await db.execute("UPDATE beacon SET status = \(previous.rawValue) WHERE id = \(newBeacon)")
                 }
             }
-            try await db.execute("UPDATE beacon SET status = 'active' WHERE id = ?", [.integer(record.oldBeaconId)])
+            try await db.execute("UPDATE beacon SET status = 'active' WHERE id = \(record.oldBeaconId)")
             record.undoneAt = SQLValue.storedPrecision(Date())
             try await record.update(db)
             try await self.bumpRevision(of: venueID, db)
@@ -67,7 +67,7 @@ extension FingerprintStore {
         let calibration = try record.calibrationSummary.map {
             try JSONDecoder().decode(ReplacementCalibration.Estimate.self, from: Data($0.utf8))
         }
-        let inherited = try await db.count("SELECT COUNT(*) FROM replacementEntry WHERE replacementId = ?", [SQLValue(record.id)])
+        let inherited = try await db.count("SELECT COUNT(*) FROM replacementEntry WHERE replacementId = \(record.id)")
         let revision = try await revision(of: record.venueId, db)
         guard let old = try await identity(record.oldBeaconId) else {
             throw StoreError.conflict("replacement \(record.id.map(String.init) ?? "?") names beacon row \(record.oldBeaconId), which no longer exists")
