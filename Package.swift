@@ -78,6 +78,8 @@ let package = Package(
                 // SQLite's own API, for binding the bulk inserts of `survey record` without boxing each value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // PostgreSQL's pool runs as a ServiceLifecycle service, shut down gracefully when the store closes.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

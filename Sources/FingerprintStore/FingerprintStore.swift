@@ -90,6 +90,14 @@ public final class FingerprintStore: Sendable {
         return try openForReading(path: location, logger: logger)
     }
 
+    /// Closes the store's connections gracefully: on PostgreSQL, its pool (a ServiceLifecycle service)
+    /// lets the transactions under way finish and then closes every connection, where a process that just
+    /// exits leaves the server to find them gone. Operations asked for afterwards fail. A SQLite file is
+    /// closed when the store goes.
+    public func close() async {
+        await backend.close()
+    }
+
     /// Whether `location` names a PostgreSQL store rather than a file (without connecting).
     public static func isServer(location: String) -> Bool {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")

@@ -60,12 +60,18 @@ struct App {
             throw StartupError(message: "cannot open \(shown): \(error); is it a beaconfix database this user may read?")
         }
         let app = try await buildApplication(settings: settings, store: store, metrics: registry, logger: logger)
-        // SIGTERM/SIGINT start a graceful shutdown: in-flight requests finish, sockets close cleanly.
+        // SIGTERM/SIGINT start a graceful shutdown: in-flight requests finish, sockets close cleanly; then
+        // the store's connections close (PostgreSQL's pool shuts down as a service).
         do {
             try await app.runService()
         } catch let error as IOError {
+            await store.close()
             throw StartupError.listening(error, host: settings.host, port: settings.port)
+        } catch {
+            await store.close()
+            throw error
         }
+        await store.close()
         logger.info("positiond stopped")
     }
 }

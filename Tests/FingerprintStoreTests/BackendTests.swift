@@ -275,6 +275,35 @@ struct BackendTests {
         #expect(try await backend.read { try await $0.count("SELECT COUNT(*) FROM venue") } == 1)
     }
 
+    @Test("PostgreSQL: closing the store shuts its pool down as a service: its sessions leave the server, and a later transaction is refused with a sentence")
+    func closingThePool() async throws {
+        guard Self.postgresURL != nil else { return }
+        // Given a store on PostgreSQL that has run a transaction, and a second store to watch the server with
+        let backend = try await Self.emptyPostgresSchema()
+        let store = try await FingerprintStore(postgres: backend, logger: Self.logger)
+        _ = try await store.revisions()
+        let watcher = try await Self.emptyPostgresSchema()
+        func sessions() async throws -> Int {
+            try await watcher.read { try await $0.count("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = \(backend.applicationName)") }
+        }
+        #expect(try await sessions() >= 1)
+        // When the store is closed
+        await store.close()
+        // Then none of its sessions is left on the server (the server drops a session just after its socket
+        // closes: asked for up to 5 s), and the store refuses new work, saying why
+        var left = try await sessions()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while left > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            left = try await sessions()
+        }
+        #expect(left == 0)
+        await #expect(throws: StoreError.storageFault("the store on \(backend.location) was closed; no transaction can start on it")) {
+            try await store.revisions()
+        }
+        await watcher.close()
+    }
+
     /// Every pair of engines, for copies between them.
     static var enginePairs: [(StoreEngine, StoreEngine)] { engines.flatMap { source in engines.map { (source, $0) } } }
 

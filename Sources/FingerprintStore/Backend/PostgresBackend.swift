@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`. The password is kept
@@ -54,15 +55,22 @@ struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
 /// The store on PostgreSQL, through postgres-nio's `PostgresClient`: what a cluster of positiond replicas
 /// shares, and what `survey` writes to.
 ///
-/// The client pools the connections and runs as a service for as long as the backend lives (its `run()` in a
-/// task of the backend's own, cancelled when the backend goes away). Transactions are the client's
+/// The client pools the connections and runs as a ServiceLifecycle service, in a service group of the
+/// backend's own, until ``close()`` shuts the group down gracefully (or, for a backend dropped without
+/// closing, until its task is cancelled). Transactions are the client's
 /// `withTransaction`; a read runs as `REPEATABLE READ READ ONLY`, so it sees one state of the database, as a
 /// SQLite read transaction does. Nothing blocks a thread: every statement is awaited.
 final class PostgresBackend: StoreBackend {
     let url: PostgresLocation
     private let client: PostgresClient
     private let connectionConfiguration: PostgresConnection.Configuration
+    /// The client as a service: ``close()`` shuts it down gracefully.
+    private let services: ServiceGroup
     private let running: Task<Void, Never>
+    private let closed = Atomic<Bool>(false)
+    /// The `application_name` of the pool's connections: unique to this backend, so that its sessions can
+    /// be told apart in `pg_stat_activity`.
+    let applicationName: String
     private let logger: Logger
     /// How long a transaction waits for a connection of the pool before it is refused.
     let leaseTimeout: Duration
@@ -79,21 +87,40 @@ final class PostgresBackend: StoreBackend {
         self.leaseTimeout = leaseTimeout
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database, tls: .disable)
-        let startupParameters = schema.map { [("search_path", $0)] } ?? []
+        let applicationName = "beaconfix-store-" + UUID().uuidString.prefix(8).lowercased()
+        self.applicationName = applicationName
+        let startupParameters = [("application_name", applicationName)] + (schema.map { [("search_path", $0)] } ?? [])
         configuration.options.connectTimeout = PostgresLocation.connectTimeout
         configuration.options.maximumConnections = max(1, maximumConnections)
         configuration.options.additionalStartupParameters = startupParameters
         self.connectionConfiguration = url.connectionConfiguration(startupParameters: startupParameters)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
+        // No signals: the process's own service group (positiond's) handles SIGTERM, then closes the store.
+        let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: client)], logger: logger))
+        self.services = services
         // On the store's executor, as the transactions: the pool's own work (opening connections, keep-alives)
         // must not queue behind long computations on Swift's pool either.
-        self.running = Task(executorPreference: StoreTaskExecutor.shared) { await client.run() }
+        self.running = Task(executorPreference: StoreTaskExecutor.shared) {
+            do {
+                try await services.run()
+            } catch {
+                logger.error("the PostgreSQL connection pool stopped", metadata: ["error": "\(Self.reason(error))"])
+            }
+        }
         self.logger = logger
     }
 
     deinit {
         running.cancel()
+    }
+
+    /// Shuts the pool down gracefully: transactions under way finish, then every connection is closed.
+    /// Transactions asked for afterwards are refused.
+    func close() async {
+        closed.store(true, ordering: .releasing)
+        await services.triggerGracefulShutdown()
+        await running.value
     }
 
     /// Connects once outside the pool, so that a wrong host, port, user, password or database is reported at
@@ -123,6 +150,9 @@ final class PostgresBackend: StoreBackend {
     /// A transaction of the client's, given at most ``leaseTimeout`` to obtain its connection: the pool keeps
     /// retrying a server it cannot reach for a minute before it gives up, and a caller should hear why sooner.
     private func transaction<T: Sendable>(readOnly: Bool, dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+        guard !closed.load(ordering: .acquiring) else {
+            throw StoreError.storageFault("the store on \(url.description) was closed; no transaction can start on it")
+        }
         let (client, logger, leaseTimeout) = (self.client, self.logger, self.leaseTimeout)
         let leased = LeaseFlag()
         do {

@@ -123,6 +123,8 @@ protocol StoreBackend: Sendable {
     func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T
     /// A listener of the changes other processes notify; nil where the engine has none (SQLite).
     func listener(logger: Logger) -> StoreListener?
+    /// Closes the connections gracefully once the transactions under way have finished.
+    func close() async
 }
 
 extension StoreBackend {

@@ -53,6 +53,9 @@ struct SQLiteBackend: StoreBackend {
 
     /// SQLite has no notifications between processes: readers poll the revisions.
     func listener(logger: Logger) -> StoreListener? { nil }
+
+    /// Nothing to do: GRDB closes the file when the last reference to its connection goes.
+    func close() async {}
 }
 
 /// A GRDB connection inside one of its transactions.
