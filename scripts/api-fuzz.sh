@@ -24,10 +24,7 @@ duration=${1:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/api-fuzz.XXXXXX")
 pid=""
 cleanup() {
-    if [[ -n "$pid" ]]; then
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    fi
+    bf_stop "$pid"
     rm -rf -- "$work"
 }
 trap cleanup EXIT

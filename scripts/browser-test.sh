@@ -26,10 +26,7 @@ root=$PWD
 work=$(mktemp -d "${TMPDIR:-/tmp}/browser-test.XXXXXX")
 pid=""
 cleanup() {
-    if [[ -n "$pid" ]]; then
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    fi
+    bf_stop "$pid"
     rm -rf -- "$work"
 }
 trap cleanup EXIT

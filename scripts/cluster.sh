@@ -39,18 +39,13 @@ UUID=B9407F30-F5F8-466E-AFF9-25556B57FE6D
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cluster.XXXXXX")
 pids=() ports=() nginx_pid="" wrk_pid="" subscribers_pid=""
-stop() { # PID: stop one process started here, and reap it
-    [[ -n "$1" ]] || return 0
-    kill "$1" 2>/dev/null || true
-    wait "$1" 2>/dev/null || true
-}
 cleanup() {
     touch "$work/stop" 2>/dev/null || true
-    stop "$wrk_pid"
-    stop "$subscribers_pid"
-    stop "$nginx_pid"
+    bf_stop "$wrk_pid"
+    bf_stop "$subscribers_pid"
+    bf_stop "$nginx_pid"
     local p
-    for p in "${pids[@]}"; do stop "$p"; done
+    for p in "${pids[@]}"; do bf_stop "$p"; done
     rm -rf -- "$work"
 }
 trap cleanup EXIT

@@ -60,6 +60,13 @@ bf_python() {
     "$BF_PY" -c "import $module"
 }
 
+# PID: stops a process a script started (SIGTERM) and reaps it; nothing for an empty PID.
+bf_stop() {
+    [[ -n "$1" ]] || return 0
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
 bf_alive() {
     local state
     state=$(sed -E 's/^.*\) ([A-Za-z]).*$/\1/' "/proc/$1/stat" 2>/dev/null) || return 1

@@ -26,10 +26,7 @@ venue=demo-hall
 work=$(mktemp -d "${TMPDIR:-/tmp}/store-outage.XXXXXX")
 pid=""
 cleanup() {
-    if [[ -n "$pid" ]]; then
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    fi
+    bf_stop "$pid"
     rm -rf -- "$work"
 }
 trap cleanup EXIT

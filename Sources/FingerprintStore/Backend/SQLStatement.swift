@@ -42,14 +42,6 @@ struct SQLStatement: Sendable, Hashable, ExpressibleByStringInterpolation {
         return joined
     }
 
-    /// The values, in the order they stand in the text.
-    var values: [SQLValue] {
-        parts.compactMap { part in
-            if case .value(let value) = part { return value }
-            return nil
-        }
-    }
-
     /// The text with a `?` marker for each value, and the values in order: the form SQLite's API takes.
     var questionMarked: (sql: String, arguments: [SQLValue]) {
         var sql = "", arguments: [SQLValue] = []
