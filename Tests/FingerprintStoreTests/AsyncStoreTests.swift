@@ -40,22 +40,41 @@ struct AsyncStoreTests {
         try await Self.waitUntil(backend, key: key, granted: 0, waiting: 0)
     }
 
-    @Test("SQLite: a transaction's body that awaits work done elsewhere resumes on the connection's thread and commits")
+    @Test("SQLite: a transaction's body that awaits work done elsewhere is rolled back with a sentence; the connection's thread never waits for it, and the body's later statements throw without touching the connection")
     func sqliteBodyAwaitsElsewhere() async throws {
         // Given a store
         let store = try FingerprintStore.inMemory(logger: BackendTests.logger)
         _ = try await store.importVenue(StoreFixtures.venue)
+        let before = try await store.venue("hall")
         // When a write's body awaits a detached task between two statements (GRDB stops the test process if a
         // statement runs on any thread but the connection's)
-        let revision = try await store.sqlWrite { transaction in
-            try await store.bumpRevision(of: "hall", transaction)
-            let answer = await Task.detached { try? await Task.sleep(for: .milliseconds(20)); return 1 }.value
-            try await transaction.execute("UPDATE venue SET name = \("Hall \(answer)") WHERE id = 'hall'")
-            return try await store.revision(of: "hall", transaction)
+        let (late, lateOutcome) = AsyncStream<String>.makeStream()
+        do {
+            _ = try await store.sqlWrite { transaction in
+                try await store.bumpRevision(of: "hall", transaction)
+                let answer = await Task.detached { try? await Task.sleep(for: .milliseconds(20)); return 1 }.value
+                do {
+                    try await transaction.execute("UPDATE venue SET name = \("Hall \(answer)") WHERE id = 'hall'")
+                    lateOutcome.yield("ran")
+                } catch {
+                    lateOutcome.yield("\(error)")
+                }
+                lateOutcome.finish()
+            }
+            Issue.record("a body that awaits work done elsewhere must be refused")
+        } catch let error as StoreError {
+            // Then the write is refused with a sentence saying why
+            #expect(error.description.contains("waited for work done off its connection's thread"))
         }
-        // Then both statements committed together
-        let venue = try await store.venue("hall")
-        #expect(venue.revision == revision && venue.name == "Hall 1")
+        // And the body's statement after the wait threw rather than touching the connection
+        var outcomes = late.makeAsyncIterator()
+        let outcome = try #require(await outcomes.next())
+        #expect(outcome.contains("no longer its own"))
+        // And nothing was written, and the store goes on
+        let after = try await store.venue("hall")
+        #expect(after.revision == before.revision && after.name == before.name)
+        try await store.sqlWrite { try await store.bumpRevision(of: "hall", $0) }
+        #expect(try await store.venue("hall").revision == before.revision + 1)
     }
 
     /// The schema the backend's connections use.

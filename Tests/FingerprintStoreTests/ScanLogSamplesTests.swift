@@ -73,7 +73,7 @@ struct ScanLogSamplesTests {
     }
 }
 
-/// Progress reports from the decoding thread.
+/// Progress reports from the recording.
 final class ProgressLog: @unchecked Sendable {
     private let lock = NSLock()
     private var reports: [(Int, Int)] = []

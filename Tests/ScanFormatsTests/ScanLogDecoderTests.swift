@@ -64,22 +64,21 @@ struct ScanLogDecoderTests {
         let data = Data(lines.joined(separator: "\n").utf8)
         // When decoded whole and in pieces of about `pieceBytes`
         let whole = ScanLogDecoder().decode(data)
-        var pieces = ScanLogDecoder.Pieces(data, pieceBytes: pieceBytes)
-        var lines2: [(number: Int, line: ScanLine)] = []
-        var errors: [ScanLogDecoder.LineError] = []
-        var count = 0
-        while let piece = pieces.next() {
-            lines2 += piece.lines
-            errors += piece.errors
-            count += 1
-        }
-        // Then both agree, and the pieces covered the whole log
+        let pieces = ScanLogDecoder.Pieces(data, pieceBytes: pieceBytes)
+        // (decoded last to first: each piece stands alone)
+        var decoded: [(lines: [(number: Int, line: ScanLine)], errors: [ScanLogDecoder.LineError])] = []
+        for index in (0..<pieces.count).reversed() { decoded.insert(pieces.decode(index), at: 0) }
+        let lines2 = decoded.flatMap(\.lines)
+        let errors = decoded.flatMap(\.errors)
+        // Then both agree, and the pieces cover the whole log, end to end
         #expect(lines2.map(\.number) == whole.lines.map(\.number))
         #expect(lines2.map(\.line) == whole.lines.map(\.line))
         #expect(errors == whole.errors)
         #expect(errors.map(\.line) == [151, 300])
-        #expect(pieces.progress.done == data.count)
-        #expect(pieceBytes >= data.count ? count == 1 : count > 1)
+        #expect(pieces.bounds.first?.bytes.lowerBound == 0)
+        #expect(pieces.bounds.last?.bytes.upperBound == data.count)
+        #expect(zip(pieces.bounds, pieces.bounds.dropFirst()).allSatisfy { $0.bytes.upperBound == $1.bytes.lowerBound })
+        #expect(pieceBytes >= data.count ? pieces.count == 1 : pieces.count > 1)
     }
 }
 

@@ -15,7 +15,7 @@ struct SQLiteBackend: StoreBackend {
 
     func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
         try await writer.read { db in
-            try ConnectionThreadExecutor.run(with: db) { db in try await body(SQLiteTransaction(db: db)) }
+            try ConnectionThreadExecutor.run(with: db) { db, lease in try await body(SQLiteTransaction(db, lease: lease)) }
         }
     }
 
@@ -34,7 +34,7 @@ struct SQLiteBackend: StoreBackend {
             return try await writer.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
-                    result = try ConnectionThreadExecutor.run(with: db) { db in try await body(SQLiteTransaction(db: db)) }
+                    result = try ConnectionThreadExecutor.run(with: db) { db, lease in try await body(SQLiteTransaction(db, lease: lease)) }
                     return dryRun ? .rollback : .commit
                 }
                 return result!
@@ -60,7 +60,22 @@ struct SQLiteBackend: StoreBackend {
 
 /// A GRDB connection inside one of its transactions.
 struct SQLiteTransaction: SQLTransaction {
-    let db: Database
+    private let connection: Database
+    /// Whether the connection is still this transaction's (``ConnectionThreadExecutor``).
+    let lease: ConnectionLease
+
+    init(_ connection: Database, lease: ConnectionLease) {
+        self.connection = connection
+        self.lease = lease
+    }
+
+    /// The connection, checked to be still this transaction's before every use.
+    var db: Database {
+        get throws {
+            try lease.check()
+            return connection
+        }
+    }
 
     var engine: StoreEngine { .sqlite }
 

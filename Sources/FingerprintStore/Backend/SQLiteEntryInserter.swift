@@ -9,10 +9,13 @@ import Positioning
 /// these tables, so GRDB's execution hooks have nothing to do.
 struct SQLiteEntryInserter: EntryInserting {
     let db: Database
+    /// Whether the connection is still the transaction's: checked before each insert.
+    let lease: ConnectionLease
     private let fingerprintStatement: Statement
 
-    init(_ db: Database) throws {
+    init(_ db: Database, lease: ConnectionLease) throws {
         self.db = db
+        self.lease = lease
         fingerprintStatement = try db.cachedStatement(sql: Self.fingerprintSQL)
     }
 
@@ -27,6 +30,7 @@ struct SQLiteEntryInserter: EntryInserting {
 
     /// Inserts one fingerprint row and returns its id.
     func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) throws -> Int64 {
+        try lease.check()
         let sqlite = fingerprintStatement.sqliteStatement
         sqlite3_reset(sqlite)
         sqlite3_bind_int64(sqlite, 1, spot)
@@ -51,6 +55,7 @@ struct SQLiteEntryInserter: EntryInserting {
     /// Inserts a fingerprint's entries with multi-row statements: several times faster than a statement
     /// per entry. Statements are cached by row count.
     func insertEntries(of fingerprint: Fingerprint, id: Int64, beaconRows: [BeaconID: Int64]) throws {
+        try lease.check()
         var remaining = fingerprint.entries.count
         var entries = fingerprint.entries.makeIterator()
         while remaining > 0 {

@@ -11,6 +11,7 @@ extension SQLiteTransaction {
     /// handed over 1,024 rows at a time from one buffer.
     func scan(_ query: SQLStatement, _ rows: (UnsafeBufferPointer<ScannedRow>) throws -> Void) async throws {
         let (sql, arguments) = query.questionMarked
+        let db = try self.db
         let statement = try db.makeStatement(sql: sql)
         try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
         let sqlite = statement.sqliteStatement
@@ -34,7 +35,7 @@ extension SQLiteTransaction {
     }
 
     func entryInserter() throws -> any EntryInserting {
-        try SQLiteEntryInserter(db)
+        try SQLiteEntryInserter(db, lease: lease)
     }
 
     /// SQLite's dwell, with PostgreSQL's semantics exactly (visits of at least `minimumVisit`, to the

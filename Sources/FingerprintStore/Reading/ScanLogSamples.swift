@@ -21,25 +21,32 @@ public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible
 /// while the store writes one piece's fingerprints, the next piece is decoded on another core, and the
 /// log never sits in memory decoded as a whole.
 ///
+/// The recording never waits for that other core: the log is cut into pieces up front
+/// (``ScanLogDecoder/Pieces``), each decodable on its own, so when the next piece is not ready yet the recording
+/// decodes it itself and the background copy is dropped. A store transaction (on SQLite, GRDB's own thread)
+/// therefore never blocks on decoding; the background decoding only saves it time.
+///
 /// Lines must carry their ground truth, unless the log is a walking survey: given a ``WalkingSurvey``,
 /// a line without one is placed where the walked path was at its time (see ``WalkedPath``). Bad lines either stop the recording or are skipped and counted:
 /// without `skipBad`, the first piece holding one makes the rest of the log be checked too (so the error
 /// lists every bad line), then ``MalformedLines`` abandons the recording with nothing written.
 public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
-    // @unchecked: `pieces` is touched by one decoding job at a time, each started by `nextChunk` after it has
-    // awaited the previous job; the counts are behind a lock, since they may be read while a job runs.
+    // @unchecked: `next` and `piecesDecodedInline` are only touched by the recording (`nextChunk`, one call at a
+    // time); everything the
+    // background decoding shares with it is behind the locks of `ahead` and `counts`.
     private let skipBad: Bool
     private let walk: WalkingSurvey?
-    private var pieces: ScanLogDecoder.Pieces
-    /// The piece being decoded in the background: its samples, nil at the end of the log, or the refusal.
-    private var decoding: DecodedPiece?
+    private let pieces: ScanLogDecoder.Pieces
+    /// The piece the recording takes next.
+    private var next = 0
+    /// The piece after it, decoded in the background.
+    private let ahead = Mutex<Lookahead?>(nil)
     private let counts = Mutex<(skipped: Int, walk: WalkPlacementCounts)>((0, WalkPlacementCounts()))
-    private var started = false
     private let progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int) -> Void)?
 
     /// - Parameters:
     ///   - pieceBytes: about how many bytes of log each piece holds.
-    ///   - progress: called from the decoding thread after each piece.
+    ///   - progress: called after each piece the recording takes, on the recording's thread.
     ///   - walk: the walked path that places lines without ground truth; without it they are malformed.
     public init(
         _ data: Data, skipBad: Bool, walk: WalkingSurvey? = nil, pieceBytes: Int = 1 << 20,
@@ -57,41 +64,69 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     /// How the walk placed the lines without ground truth; read it once the recording is over.
     public var walkPlacements: WalkPlacementCounts { counts.withLock { $0.walk } }
 
-    public func nextChunk() async throws -> [LabelledSample]? {
-        if !started {
-            started = true
-            decodeNextPieceInBackground()
+    /// Pieces the recording decoded itself because the background copy was not ready (the first one always);
+    /// read it once the recording is over.
+    public private(set) var piecesDecodedInline = 0
+
+    /// The next piece's samples, without waiting: the background copy when it is ready, else decoded here.
+    ///
+    /// - Throws: ``MalformedLines`` naming every bad line of the log, when a piece has one and `skipBad` is off.
+    public func nextChunk() throws -> [LabelledSample]? {
+        guard next < pieces.count else { return nil }
+        let index = next
+        next += 1
+        let piece: DecodedPiece
+        if let ready = takeDecoded(index) {
+            piece = ready
+        } else {
+            piecesDecodedInline += 1
+            piece = Self.decode(pieces, index, walk: walk)
         }
-        guard let decoding else { return nil }
-        let result = await decoding.result
-        self.decoding = nil
-        let chunk = try result.get()
-        if chunk != nil { decodeNextPieceInBackground() }
-        return chunk
+        if !piece.errors.isEmpty, !skipBad {
+            // Every bad line is named: the rest of the log is checked too, then nothing is written.
+            var errors = piece.errors
+            for rest in next..<pieces.count { errors += Self.decode(pieces, rest, walk: walk).errors }
+            next = pieces.count
+            throw MalformedLines(errors)
+        }
+        counts.withLock {
+            $0.skipped += piece.errors.count
+            $0.walk.add(piece.walkCounts)
+        }
+        decodeInBackground(next)
+        progress?(pieces.bounds[index].bytes.upperBound, pieces.totalBytes)
+        return piece.samples
     }
 
-    /// Decoding runs on a thread of Dispatch's global queue rather than as a task: Swift's pool may be busy
-    /// with long computations (a venue's tuning), and the store's transaction waits for this piece.
-    private func decodeNextPieceInBackground() {
-        let piece = DecodedPiece()
-        decoding = piece
-        DispatchQueue.global().async { piece.deliver(self.decodeNextPiece()) }
+    /// Piece `index` as decoded in the background, when it is ready; a copy still being decoded is dropped.
+    private func takeDecoded(_ index: Int) -> DecodedPiece? {
+        ahead.withLock { ahead in
+            defer { ahead = nil }
+            guard let lookahead = ahead, lookahead.index == index, case .decoded(let piece) = lookahead.state else { return nil }
+            return piece
+        }
     }
 
-    private func decodeNextPiece() -> Result<[LabelledSample]?, MalformedLines> {
-        guard let piece = pieces.next() else { return .success(nil) }
-        var walkCounts = self.counts.withLock { $0.walk }
-        var (samples, errors) = Self.labelledSamples(piece, walk: walk, counts: &walkCounts)
-        if !errors.isEmpty, !skipBad {
-            while let rest = pieces.next() { errors += Self.labelledSamples(rest, walk: walk, counts: &walkCounts).errors }
-            return .failure(MalformedLines(errors))
+    /// Starts decoding piece `index` on a thread of Dispatch's global queue, rather than as a task: Swift's
+    /// pool may be busy with long computations (a venue's tuning).
+    private func decodeInBackground(_ index: Int) {
+        guard index < pieces.count else { return }
+        ahead.withLock { $0 = Lookahead(index: index, state: .decoding) }
+        let (pieces, walk) = (self.pieces, self.walk)
+        DispatchQueue.global().async {
+            let piece = Self.decode(pieces, index, walk: walk)
+            self.ahead.withLock { ahead in
+                // Kept only while the recording has not moved past this piece.
+                guard ahead?.index == index else { return }
+                ahead?.state = .decoded(piece)
+            }
         }
-        self.counts.withLock { [walkCounts, errors] in
-            $0.skipped += errors.count
-            $0.walk = walkCounts
-        }
-        progress?(pieces.progress.done, pieces.progress.total)
-        return .success(samples)
+    }
+
+    private static func decode(_ pieces: ScanLogDecoder.Pieces, _ index: Int, walk: WalkingSurvey?) -> DecodedPiece {
+        var walkCounts = WalkPlacementCounts()
+        let (samples, errors) = labelledSamples(pieces.decode(index), walk: walk, counts: &walkCounts)
+        return DecodedPiece(samples: samples, errors: errors, walkCounts: walkCounts)
     }
 
     /// A piece's lines as samples with their ground truth, which survey lines must carry or the walk
@@ -136,41 +171,21 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     }
 }
 
-/// A piece of the log decoded on another thread, awaited by the recording that asked for it.
-private final class DecodedPiece: Sendable {
-    typealias Decoded = Result<[LabelledSample]?, MalformedLines>
-    private enum State {
+/// One piece of the log as samples, with its bad lines and what the walk did with its lines.
+private struct DecodedPiece: Sendable {
+    var samples: [LabelledSample]
+    var errors: [ScanLogDecoder.LineError]
+    var walkCounts: WalkPlacementCounts
+}
+
+/// The piece after the recording's current one, and how far its background decoding is.
+private struct Lookahead: Sendable {
+    enum State: Sendable {
         case decoding
-        case awaited(CheckedContinuation<Decoded, Never>)
-        case decoded(Decoded)
+        case decoded(DecodedPiece)
     }
-    private let state = Mutex(State.decoding)
-
-    func deliver(_ decoded: Decoded) {
-        let waiting = state.withLock { state -> CheckedContinuation<Decoded, Never>? in
-            if case .awaited(let continuation) = state {
-                state = .decoded(decoded)
-                return continuation
-            }
-            state = .decoded(decoded)
-            return nil
-        }
-        waiting?.resume(returning: decoded)
-    }
-
-    /// The piece, once decoded (awaited by one caller).
-    var result: Decoded {
-        get async {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Decoded? in
-                    if case .decoded(let decoded) = state { return decoded }
-                    state = .awaited(continuation)
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        }
-    }
+    var index: Int
+    var state: State
 }
 
 /// A walking survey's path and how its samples join spots: what places a log's lines that carry no
@@ -204,4 +219,12 @@ public struct WalkPlacementCounts: Hashable, Sendable, Codable {
 
     /// Lines the walk could not place, which were not recorded.
     public var leftOut: Int { beforeFirstCheckpoint + afterLastCheckpoint + betweenFloors }
+
+    /// Adds another part of the same log's counts.
+    mutating func add(_ other: WalkPlacementCounts) {
+        placed += other.placed
+        beforeFirstCheckpoint += other.beforeFirstCheckpoint
+        afterLastCheckpoint += other.afterLastCheckpoint
+        betweenFloors += other.betweenFloors
+    }
 }

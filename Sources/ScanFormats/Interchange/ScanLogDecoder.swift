@@ -78,13 +78,13 @@ public struct ScanLogDecoder: Sendable {
     }
 
     /// Decodes the lines of one chunk, numbering them from `firstLineNumber`.
-    private func decode(_ all: UnsafeRawBufferPointer, firstLineNumber: Int) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
+    fileprivate func decode(_ all: UnsafeRawBufferPointer, firstLineNumber: Int) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
         var strings = ScanLineParser.StringCache()
         return decode(all, firstLineNumber: firstLineNumber, strings: &strings)
     }
 
     /// Decodes the lines of one chunk, numbering them from `firstLineNumber`, with the caller's interned strings.
-    fileprivate func decode(
+    private func decode(
         _ all: UnsafeRawBufferPointer, firstLineNumber: Int, strings: inout ScanLineParser.StringCache
     ) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
         var lines: [(Int, ScanLine)] = []
@@ -155,50 +155,63 @@ public struct ScanLogDecoder: Sendable {
 }
 
 extension ScanLogDecoder {
-    /// A log held in memory, decoded a piece at a time: memory stays proportional to one piece, and a
-    /// caller can store one piece while the next is decoded (`survey record` does).
+    /// A log held in memory, cut at line ends into pieces that decode one at a time and independently:
+    /// memory stays proportional to a piece, and any thread can decode any piece, in any order (`survey record`
+    /// stores one piece while another thread decodes the next, and decodes a piece itself rather than wait for it).
     public struct Pieces: Sendable {
+        /// Where one piece lies in the log.
+        public struct Bounds: Hashable, Sendable {
+            /// The piece's bytes: whole lines, the last one's newline included.
+            public var bytes: Range<Int>
+            /// The 1-based number of the piece's first line in the whole log.
+            public var firstLine: Int
+        }
+
         private let data: Data
         private let decoder: ScanLogDecoder
-        private let pieceBytes: Int
-        private var offset = 0
-        private var nextLineNumber = 1
-        private var strings = ScanLineParser.StringCache()
+        /// Every piece, in log order; found once, up front, by one pass over the log's newlines.
+        public let bounds: [Bounds]
 
         /// - Parameter pieceBytes: about how many bytes each piece decodes; pieces end at a line's end.
         public init(_ data: Data, decoder: ScanLogDecoder = ScanLogDecoder(), pieceBytes: Int = 1 << 20) {
             self.data = data
             self.decoder = decoder
-            self.pieceBytes = max(1, pieceBytes)
+            let pieceBytes = max(1, pieceBytes)
+            bounds = data.withUnsafeBytes { all in
+                guard let base = all.baseAddress else { return [] }
+                let newline = Int32(UInt8(ascii: "\n"))
+                var bounds: [Bounds] = []
+                var start = 0
+                var firstLine = 1
+                while start < all.count {
+                    let guess = min(all.count, start + pieceBytes)
+                    let found = guess < all.count ? memchr(base + guess, newline, all.count - guess) : nil
+                    let end = found.map { UnsafeRawPointer($0) - base + 1 } ?? all.count
+                    bounds.append(Bounds(bytes: start..<end, firstLine: firstLine))
+                    // The next piece's lines are numbered after this piece's newlines.
+                    var cursor = start
+                    while cursor < end, let line = memchr(base + cursor, newline, end - cursor) {
+                        firstLine += 1
+                        cursor = UnsafeRawPointer(line) - base + 1
+                    }
+                    start = end
+                }
+                return bounds
+            }
         }
 
-        /// Bytes decoded so far, and in all.
-        public var progress: (done: Int, total: Int) { (offset, data.count) }
+        /// How many pieces the log has.
+        public var count: Int { bounds.count }
 
-        /// The next piece's lines (numbered from 1 at the start of the log) and its failed lines; nil at the end.
-        public mutating func next() -> (lines: [(number: Int, line: ScanLine)], errors: [LineError])? {
-            guard offset < data.count else { return nil }
-            let start = offset
-            let firstLine = nextLineNumber
-            var strings = self.strings
-            let (result, end, lineCount) = data.withUnsafeBytes { all in
-                let base = all.baseAddress!
-                let guess = min(all.count, start + pieceBytes)
-                let newline = guess < all.count ? memchr(base + guess, Int32(UInt8(ascii: "\n")), all.count - guess) : nil
-                let end = newline.map { UnsafeRawPointer($0) - base + 1 } ?? all.count
-                let piece = UnsafeRawBufferPointer(rebasing: all[start..<end])
-                var lineCount = 0
-                var cursor = 0
-                while cursor < piece.count, let found = memchr(piece.baseAddress! + cursor, Int32(UInt8(ascii: "\n")), piece.count - cursor) {
-                    lineCount += 1
-                    cursor = UnsafeRawPointer(found) - piece.baseAddress! + 1
-                }
-                return (decoder.decode(piece, firstLineNumber: firstLine, strings: &strings), end, lineCount)
+        /// The log's size in bytes.
+        public var totalBytes: Int { data.count }
+
+        /// Piece `index`'s lines (numbered from 1 at the start of the log) and its failed lines.
+        public func decode(_ index: Int) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
+            let piece = bounds[index]
+            return data.withUnsafeBytes { all in
+                decoder.decode(UnsafeRawBufferPointer(rebasing: all[piece.bytes]), firstLineNumber: piece.firstLine)
             }
-            self.strings = strings
-            offset = end
-            nextLineNumber += lineCount
-            return result
         }
     }
 }

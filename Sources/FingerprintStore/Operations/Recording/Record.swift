@@ -31,7 +31,7 @@ extension FingerprintStore {
     func record(from source: some LabelledSampleSource, into venueID: String, options: RecordOptions, _ db: any SQLTransaction) async throws -> RecordSummary {
         var source = source
         var recording = try await SurveyRecording(store: self, venueID: venueID, options: options, db)
-        while let chunk = try await source.nextChunk() {
+        while let chunk = try source.nextChunk() {
             try await recording.take(chunk)
         }
         return try await recording.finish()

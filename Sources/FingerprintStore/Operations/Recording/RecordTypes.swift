@@ -62,10 +62,13 @@ public struct RecordSummary: Hashable, Sendable, Codable {
 /// Survey samples handed to ``FingerprintStore/record(from:into:options:)`` a chunk at a time, in log order,
 /// so that a long log never sits in memory decoded as a whole and the next chunk can be decoded while
 /// the store writes this one.
+///
+/// Synchronous on purpose: the recording's transaction holds the store's connection (on SQLite, runs on its
+/// thread), so a source must hand over its next chunk without waiting for other work.
 public protocol LabelledSampleSource {
     /// The next samples in log order; nil once the log is over. A throw abandons the recording:
     /// nothing is written.
-    mutating func nextChunk() async throws -> [LabelledSample]?
+    mutating func nextChunk() throws -> [LabelledSample]?
 }
 
 /// Samples already in memory: one chunk.
