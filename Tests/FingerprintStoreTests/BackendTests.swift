@@ -243,6 +243,8 @@ struct BackendTests {
             // Then the error names the store without its password
             #expect(!error.description.contains("s3cret") && error.description.contains("postgres://ops@127.0.0.1:1/beaconfix"), "\(error)")
         }
+        // (and its pool stops trying)
+        await backend.close()
     }
 
     @Test("an interpolated value is bound on each engine, never read as SQL: PostgreSQL's markers numbered by postgres-nio, SQLite's as ?")
