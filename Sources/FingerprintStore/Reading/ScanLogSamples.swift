@@ -31,8 +31,7 @@ public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible
 /// without `skipBad`, the first piece holding one makes the rest of the log be checked too (so the error
 /// lists every bad line), then ``MalformedLines`` abandons the recording with nothing written.
 public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
-    // @unchecked: `next` and `piecesDecodedInline` are only touched by the recording (`nextChunk`, one call at a
-    // time); everything the
+    // @unchecked: `next` is only touched by the recording (`nextChunk`, one call at a time); everything the
     // background decoding shares with it is behind the locks of `ahead` and `counts`.
     private let skipBad: Bool
     private let walk: WalkingSurvey?
@@ -64,10 +63,6 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     /// How the walk placed the lines without ground truth; read it once the recording is over.
     public var walkPlacements: WalkPlacementCounts { counts.withLock { $0.walk } }
 
-    /// Pieces the recording decoded itself because the background copy was not ready (the first one always);
-    /// read it once the recording is over.
-    public private(set) var piecesDecodedInline = 0
-
     /// The next piece's samples, without waiting: the background copy when it is ready, else decoded here.
     ///
     /// - Throws: ``MalformedLines`` naming every bad line of the log, when a piece has one and `skipBad` is off.
@@ -75,13 +70,7 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
         guard next < pieces.count else { return nil }
         let index = next
         next += 1
-        let piece: DecodedPiece
-        if let ready = takeDecoded(index) {
-            piece = ready
-        } else {
-            piecesDecodedInline += 1
-            piece = Self.decode(pieces, index, walk: walk)
-        }
+        let piece = takeDecoded(index) ?? Self.decode(pieces, index, walk: walk)
         if !piece.errors.isEmpty, !skipBad {
             // Every bad line is named: the rest of the log is checked too, then nothing is written.
             var errors = piece.errors
@@ -102,8 +91,7 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     private func takeDecoded(_ index: Int) -> DecodedPiece? {
         ahead.withLock { ahead in
             defer { ahead = nil }
-            guard let lookahead = ahead, lookahead.index == index, case .decoded(let piece) = lookahead.state else { return nil }
-            return piece
+            return ahead?.index == index ? ahead?.piece : nil
         }
     }
 
@@ -111,30 +99,23 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
     /// pool may be busy with long computations (a venue's tuning).
     private func decodeInBackground(_ index: Int) {
         guard index < pieces.count else { return }
-        ahead.withLock { $0 = Lookahead(index: index, state: .decoding) }
+        ahead.withLock { $0 = Lookahead(index: index) }
         let (pieces, walk) = (self.pieces, self.walk)
         DispatchQueue.global().async {
             let piece = Self.decode(pieces, index, walk: walk)
             self.ahead.withLock { ahead in
                 // Kept only while the recording has not moved past this piece.
                 guard ahead?.index == index else { return }
-                ahead?.state = .decoded(piece)
+                ahead?.piece = piece
             }
         }
     }
 
-    private static func decode(_ pieces: ScanLogDecoder.Pieces, _ index: Int, walk: WalkingSurvey?) -> DecodedPiece {
-        var walkCounts = WalkPlacementCounts()
-        let (samples, errors) = labelledSamples(pieces.decode(index), walk: walk, counts: &walkCounts)
-        return DecodedPiece(samples: samples, errors: errors, walkCounts: walkCounts)
-    }
-
-    /// A piece's lines as samples with their ground truth, which survey lines must carry or the walk
+    /// Piece `index`'s lines as samples with their ground truth, which survey lines must carry or the walk
     /// must give them.
-    private static func labelledSamples(
-        _ piece: (lines: [(number: Int, line: ScanLine)], errors: [ScanLogDecoder.LineError]),
-        walk: WalkingSurvey?, counts: inout WalkPlacementCounts
-    ) -> (samples: [LabelledSample], errors: [ScanLogDecoder.LineError]) {
+    private static func decode(_ pieces: ScanLogDecoder.Pieces, _ index: Int, walk: WalkingSurvey?) -> DecodedPiece {
+        let piece = pieces.decode(index)
+        var counts = WalkPlacementCounts()
         var errors = piece.errors
         var samples: [LabelledSample] = []
         samples.reserveCapacity(piece.lines.count)
@@ -167,7 +148,7 @@ public final class ScanLogSamples: LabelledSampleSource, @unchecked Sendable {
                 errors.append(.init(line: number, message: error.description))
             }
         }
-        return (samples, errors)
+        return DecodedPiece(samples: samples, errors: errors, walkCounts: counts)
     }
 }
 
@@ -178,14 +159,10 @@ private struct DecodedPiece: Sendable {
     var walkCounts: WalkPlacementCounts
 }
 
-/// The piece after the recording's current one, and how far its background decoding is.
+/// The piece after the recording's current one: decoded in the background, or nil while it is being decoded.
 private struct Lookahead: Sendable {
-    enum State: Sendable {
-        case decoding
-        case decoded(DecodedPiece)
-    }
     var index: Int
-    var state: State
+    var piece: DecodedPiece?
 }
 
 /// A walking survey's path and how its samples join spots: what places a log's lines that carry no

@@ -40,53 +40,30 @@ public struct ScanLogDecoder: Sendable {
     /// - Returns: the lines, each with its 1-based line number, and the lines that failed. Callers
     ///   decide whether one bad line spoils the file (the default) or is skipped and counted.
     public func decode(_ data: Data) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
-        data.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
-            // Large logs are cut at line boundaries into one chunk per core, decoded at once.
-            let cores = all.count >= 1 << 20 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-            guard cores > 1, let base = all.baseAddress else { return decode(all, firstLineNumber: 1) }
-            var bounds = [0]
-            for part in 1..<cores {
-                let guess = max(bounds[bounds.count - 1], all.count * part / cores)
-                let newline = memchr(base + guess, Int32(UInt8(ascii: "\n")), all.count - guess)
-                bounds.append(newline.map { UnsafeRawPointer($0) - base + 1 } ?? all.count)
-            }
-            bounds.append(all.count)
-            // Line numbers continue across chunks: count the newlines before each one.
-            var firstLines = [1]
-            for part in 0..<(cores - 1) {
-                let chunk = UnsafeRawBufferPointer(rebasing: all[bounds[part]..<bounds[part + 1]])
-                firstLines.append(firstLines[part] + chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) })
-            }
-            let results = UnsafeMutableBufferPointer<(lines: [(number: Int, line: ScanLine)], errors: [LineError])>.allocate(capacity: cores)
-            defer { results.deallocate() }
-            // Each part reads its own chunk and writes its own result slot.
-            let shared = UncheckedSendableBox((results: results, input: all, bounds: bounds, firstLines: firstLines))
-            DispatchQueue.concurrentPerform(iterations: cores) { part in
-                let context = shared.value
-                let chunk = UnsafeRawBufferPointer(rebasing: context.input[context.bounds[part]..<context.bounds[part + 1]])
-                (context.results.baseAddress! + part).initialize(to: decode(chunk, firstLineNumber: context.firstLines[part]))
-            }
-            var lines: [(number: Int, line: ScanLine)] = []
-            var errors: [LineError] = []
-            for part in 0..<cores {
-                lines += results[part].lines
-                errors += results[part].errors
-            }
-            _ = results.deinitialize()
-            return (lines, errors)
+        // Large logs are cut at line ends into one piece per core, decoded at once.
+        let cores = data.count >= 1 << 20 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+        let pieces = Pieces(data, decoder: self, pieceBytes: (data.count + cores - 1) / cores)
+        guard pieces.count > 1 else { return pieces.count == 1 ? pieces.decode(0) : ([], []) }
+        let results = UnsafeMutableBufferPointer<(lines: [(number: Int, line: ScanLine)], errors: [LineError])>.allocate(capacity: pieces.count)
+        defer { results.deallocate() }
+        // Each piece writes its own result slot.
+        let shared = UncheckedSendableBox(results)
+        DispatchQueue.concurrentPerform(iterations: pieces.count) { index in
+            (shared.value.baseAddress! + index).initialize(to: pieces.decode(index))
         }
+        var lines: [(number: Int, line: ScanLine)] = []
+        var errors: [LineError] = []
+        for piece in results {
+            lines += piece.lines
+            errors += piece.errors
+        }
+        _ = results.deinitialize()
+        return (lines, errors)
     }
 
-    /// Decodes the lines of one chunk, numbering them from `firstLineNumber`.
+    /// Decodes the lines of one piece of a log, numbering them from `firstLineNumber`.
     fileprivate func decode(_ all: UnsafeRawBufferPointer, firstLineNumber: Int) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
         var strings = ScanLineParser.StringCache()
-        return decode(all, firstLineNumber: firstLineNumber, strings: &strings)
-    }
-
-    /// Decodes the lines of one chunk, numbering them from `firstLineNumber`, with the caller's interned strings.
-    private func decode(
-        _ all: UnsafeRawBufferPointer, firstLineNumber: Int, strings: inout ScanLineParser.StringCache
-    ) -> (lines: [(number: Int, line: ScanLine)], errors: [LineError]) {
         var lines: [(Int, ScanLine)] = []
         var errors: [LineError] = []
         guard let base = all.baseAddress else { return (lines, errors) }
