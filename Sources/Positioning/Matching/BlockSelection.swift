@@ -37,6 +37,14 @@ public struct BlockSelection: Sendable, Hashable {
         block + 1 < runs[runIndex].upperBound ? block + 1 : runIndex + 1 < runs.count ? runs[runIndex + 1].lowerBound : nil
     }
 
+    /// Calls `body` with the runs as `runCount` pairs of integers, each run's first block and the block after
+    /// its last: the layout MatcherKernels reads (a `Range<Int>` is those two integers, in that order).
+    func withBounds<Result>(_ body: (_ bounds: UnsafePointer<Int>?, _ runCount: Int) -> Result) -> Result {
+        runs.withUnsafeBufferPointer { runs in
+            runs.withMemoryRebound(to: Int.self) { bounds in body(bounds.baseAddress, runs.count) }
+        }
+    }
+
     /// Distances a packed buffer of this selection holds (padding rows of a partly filled last block included).
     public var packedCount: Int { blockCount * RadioMap.lanes }
 

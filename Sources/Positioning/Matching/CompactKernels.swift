@@ -30,13 +30,11 @@ enum CompactKernels {
         static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums)
         /// Whether `first` sums over all the query's beacons, also those a reference does not hear.
         static var sumsOverQueryBeacons: Bool { get }
-        /// Whether MatcherKernels has this kind's loop compiled for AVX2 (only the dB-offset metric's, the
-        /// one every tuned and untuned venue uses).
-        static var hasWideLoop: Bool { get }
     }
 
-    /// Whether this CPU runs MatcherKernels' AVX2 loops: asked once per process.
-    static let wideLoopsAvailable = beaconfix_offset_sums_have_avx2() != 0
+    /// Whether this CPU runs MatcherKernels' AVX2 loop of the dB-offset metric (the one every tuned and
+    /// untuned venue uses): asked once per process.
+    static let wideLoopsAvailable = beaconfix_offset_distances_have_avx2() != 0
 
     /// `first` = Σ (q − r)², `second` = Σ (q − r), over shared beacons.
     enum SquaredDifferences: Kind {
@@ -83,33 +81,28 @@ enum CompactKernels {
             sums.commonReference += reference.replacing(with: 0, where: absent)
         }
         static var sumsOverQueryBeacons: Bool { false }
-        static var hasWideLoop: Bool { true }
     }
 
     /// Calls `body(block, slot, sums)` for every block of 8 rows of `map` that `blocks` selects, in order;
     /// `slot` counts the selected blocks (where a packed buffer keeps the block's distances).
-    /// `wide` runs the kind's AVX2 loop where it has one (the default where the CPU has AVX2); the sums are
-    /// the same to the bit either way.
     @inline(__always)
     static func forEachBlock<K: Kind>(
-        of map: RadioMap, query: QueryVector, kind: K.Type, blocks: BlockSelection, wide: Bool = wideLoopsAvailable,
+        of map: RadioMap, query: QueryVector, kind: K.Type, blocks: BlockSelection,
         _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
     ) {
-        let wide = wide && K.hasWideLoop
         switch map.storage {
         case .dense(let values):
-            forEachDenseBlock(values: values, width: map.beaconCount, query: query, kind: kind, blocks: blocks, wide: wide, body)
+            forEachDenseBlock(values: values, width: map.beaconCount, query: query, kind: kind, blocks: blocks, body)
         case .sparse(let columnStart, let columns, let values):
             forEachSparseBlock(
-                columnStart: columnStart, columns: columns, values: values, query: query, kind: kind, blocks: blocks,
-                wide: wide, body)
+                columnStart: columnStart, columns: columns, values: values, query: query, kind: kind, blocks: blocks, body)
         }
     }
 
     /// Dense blocks: the query's columns of each block, at fixed offsets.
     @inline(__always)
     private static func forEachDenseBlock<K: Kind>(
-        values blockValues: [Float], width: Int, query: QueryVector, kind: K.Type, blocks: BlockSelection, wide: Bool,
+        values blockValues: [Float], width: Int, query: QueryVector, kind: K.Type, blocks: BlockSelection,
         _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
     ) {
         let lanes = RadioMap.lanes
@@ -143,19 +136,11 @@ enum CompactKernels {
                         }
                         var sums = Sums()
                         var absentLanes = SIMD8<Int32>()
-                        if wide {
-                            var wideSums = beaconfix_offset_sums()
-                            beaconfix_offset_sums_dense_avx2(
-                                (raw + blockBytes).assumingMemoryBound(to: Float.self), columns.baseAddress, columns.count,
-                                values.baseAddress, &wideSums)
-                            absentLanes = sums.take(wideSums)
-                        } else {
-                            for column in columns {
-                                let reference = raw.loadUnaligned(fromByteOffset: blockBytes + column * stride, as: Vector.self)
-                                let absent = reference .< 0
-                                K.add(reference, query: Vector(repeating: values[column]), absent: absent, to: &sums)
-                                countAbsent(absent, into: &absentLanes)
-                            }
+                        for column in columns {
+                            let reference = raw.loadUnaligned(fromByteOffset: blockBytes + column * stride, as: Vector.self)
+                            let absent = reference .< 0
+                            K.add(reference, query: Vector(repeating: values[column]), absent: absent, to: &sums)
+                            countAbsent(absent, into: &absentLanes)
                         }
                         sums.common = Vector(repeating: Float(columns.count)) - Vector(absentLanes)
                         body(block, slot, sums)
@@ -173,7 +158,7 @@ enum CompactKernels {
     @inline(__always)
     private static func forEachSparseBlock<K: Kind>(
         columnStart: [Int], columns: [Int32], values blockValues: [Float], query: QueryVector, kind: K.Type,
-        blocks: BlockSelection, wide: Bool, _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
+        blocks: BlockSelection, _ body: (_ block: Int, _ slot: Int, _ sums: Sums) -> Void
     ) {
         let stride = MemoryLayout<Vector>.stride
         columnStart.withUnsafeBufferPointer { starts in
@@ -197,27 +182,19 @@ enum CompactKernels {
                                     }
                                     var sums = Sums()
                                     var absentLanes = SIMD8<Int32>()
-                                    if wide {
-                                        var wideSums = beaconfix_offset_sums()
-                                        beaconfix_offset_sums_sparse_avx2(
-                                            base, columns.baseAddress, starts[block], starts[block + 1],
-                                            queryValues.baseAddress, queryMask.baseAddress, &wideSums)
-                                        absentLanes = sums.take(wideSums)
-                                    } else {
-                                        for index in starts[block]..<starts[block + 1] {
-                                            let column = Int(columns[index])
-                                            let reference = raw.loadUnaligned(fromByteOffset: index * stride, as: Vector.self)
-                                            let value = Vector(repeating: queryValues[column])
-                                            // Every lane is absent in a column the query does not hear (values are at least 0).
-                                            let absentBelow = Vector(repeating: queryMask[column] > 0 ? 0 : .infinity)
-                                            let absent = reference .< absentBelow
-                                            K.add(reference, query: value, absent: absent, to: &sums)
-                                            countAbsent(absent, into: &absentLanes)
-                                            // The union kind sums over all the query's beacons, also those the block does
-                                            // not store: each stored one adds |q − r| − q, and Σ q (values are at least 0)
-                                            // completes it.
-                                            if K.sumsOverQueryBeacons { sums.first -= value }
-                                        }
+                                    for index in starts[block]..<starts[block + 1] {
+                                        let column = Int(columns[index])
+                                        let reference = raw.loadUnaligned(fromByteOffset: index * stride, as: Vector.self)
+                                        let value = Vector(repeating: queryValues[column])
+                                        // Every lane is absent in a column the query does not hear (values are at least 0).
+                                        let absentBelow = Vector(repeating: queryMask[column] > 0 ? 0 : .infinity)
+                                        let absent = reference .< absentBelow
+                                        K.add(reference, query: value, absent: absent, to: &sums)
+                                        countAbsent(absent, into: &absentLanes)
+                                        // The union kind sums over all the query's beacons, also those the block does
+                                        // not store: each stored one adds |q − r| − q, and Σ q (values are at least 0)
+                                        // completes it.
+                                        if K.sumsOverQueryBeacons { sums.first -= value }
                                     }
                                     sums.common = Vector(repeating: Float(starts[block + 1] - starts[block])) - Vector(absentLanes)
                                     if K.sumsOverQueryBeacons { sums.first += Vector(repeating: query.valueSum) }
@@ -243,23 +220,6 @@ enum CompactKernels {
     static func rows(of block: Int, in map: RadioMap) -> Range<Int> {
         let first = block * RadioMap.lanes
         return first..<min(first + RadioMap.lanes, map.count)
-    }
-}
-
-extension CompactKernels.Kind {
-    /// The Swift loop only, unless a kind says otherwise.
-    static var hasWideLoop: Bool { false }
-}
-
-extension CompactKernels.Sums {
-    /// Takes the AVX2 loop's sums of the dB-offset kind; returns the lanes' absent counts, as the Swift loop
-    /// counts them.
-    @inline(__always)
-    mutating func take(_ wide: beaconfix_offset_sums) -> SIMD8<Int32> {
-        first = unsafeBitCast(wide.squaredDifferences, to: CompactKernels.Vector.self)
-        second = unsafeBitCast(wide.differences, to: CompactKernels.Vector.self)
-        commonReference = unsafeBitCast(wide.commonReference, to: CompactKernels.Vector.self)
-        return unsafeBitCast(wide.absentColumns, to: SIMD8<Int32>.self)
     }
 }
 

@@ -1,3 +1,5 @@
+import MatcherKernels
+
 /// Compares RSSI on the dB scale itself, after taking out the constant offset that best aligns the two
 /// fingerprints, and charges a one-sided beacon by how loud it is.
 ///
@@ -80,12 +82,25 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     /// The SIMD kernel over the compact matrix, 8 rows at a time. Besides Σ e², Σ e and c it needs Σ r over
     /// the common beacons: the one-sided sums then come from the value sums, `Σ q(query-only) = Σ q − (Σ e +
     /// Σ r(common))` and `Σ r(reference-only) = Σ r − Σ r(common)`, so only the query's columns are visited.
+    /// A CPU with AVX2 runs MatcherKernels' loop, which gives the same distances to the bit.
     public func distances(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
+        self.distances(from: query, in: map, blocks: blocks, into: distances, wide: CompactKernels.wideLoopsAvailable)
+    }
+
+    /// ``distances(from:in:blocks:into:)`` through the AVX2 loop (`wide`, where the CPU has it) or the Swift one.
+    func distances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>,
+        wide: Bool
     ) {
         precondition(
             map.representation == representation,
             "DecibelOffsetMetric compares dB above \(floor); the map holds \(map.representation): build it with the metric's representation")
+        if wide {
+            wideDistances(from: query, in: map, blocks: blocks, into: distances)
+            return
+        }
         typealias Vector = SIMD8<Float>
         let penalty = self.penalty
         let removesOffset = offsetShrinkage != nil, shrinkage = Vector(repeating: offsetShrinkage ?? 0)
@@ -115,6 +130,50 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                         / union.replacing(with: 1, where: union .< 1))
                         .replacing(with: .infinity, where: noCommon)
                     CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
+                }
+            }
+        }
+    }
+
+    /// MatcherKernels' AVX2 loop over the whole selection: each block's sums and its 8 distances in one call,
+    /// the same operations in the same order per lane as the Swift loop and its finishing above.
+    private func wideDistances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
+        var metric = beaconfix_offset_metric(
+            query_present: query.presentCount, query_value_sum: query.valueSum, offset_shrinkage: offsetShrinkage ?? 0,
+            removes_offset: offsetShrinkage == nil ? 0 : 1, query_only_penalty: penalty.queryOnly,
+            reference_only_penalty: penalty.referenceOnly)
+        blocks.withBounds { runs, runCount in
+            map.presentCount.withUnsafeBufferPointer { present in
+                map.valueSum.withUnsafeBufferPointer { valueSum in
+                    query.values.withUnsafeBufferPointer { queryValues in
+                        var rows = beaconfix_offset_rows(
+                            present_count: present.baseAddress, value_sum: valueSum.baseAddress,
+                            distances: distances.baseAddress, capacity: distances.count)
+                        switch map.storage {
+                        case .dense(let values):
+                            values.withUnsafeBufferPointer { values in
+                                query.presentColumns.withUnsafeBufferPointer { columns in
+                                    beaconfix_offset_distances_dense_avx2(
+                                        values.baseAddress, map.beaconCount, runs, runCount, columns.baseAddress, columns.count,
+                                        queryValues.baseAddress, &metric, &rows)
+                                }
+                            }
+                        case .sparse(let columnStart, let columns, let values):
+                            values.withUnsafeBufferPointer { values in
+                                columns.withUnsafeBufferPointer { columns in
+                                    columnStart.withUnsafeBufferPointer { columnStart in
+                                        query.mask.withUnsafeBufferPointer { queryMask in
+                                            beaconfix_offset_distances_sparse_avx2(
+                                                values.baseAddress, columns.baseAddress, columnStart.baseAddress, runs, runCount,
+                                                queryValues.baseAddress, queryMask.baseAddress, &metric, &rows)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
