@@ -219,13 +219,21 @@ struct HardeningTests {
         let app = try await TestEnvironment.app(store: store, settings: TestEnvironment.settings { $0.revisionPollInterval = .seconds(60) })
         let gate = SocketGate()
         try await app.test(.router) { client in
-            // And that reader busy for two seconds, outside Swift's concurrency pool
+            // And that reader held until the test lets it go (at most 30 s), outside Swift's concurrency pool:
+            // `opened` is 1 while it holds the reader and 2 once it has let go
             let holder = Thread {
-                _ = try? store.writer.read { _ in Thread.sleep(forTimeInterval: 2) }
-                gate.release.store(true, ordering: .sequentiallyConsistent)
+                _ = try? store.writer.read { _ in
+                    gate.opened.store(1, ordering: .sequentiallyConsistent)
+                    let deadline = Date().addingTimeInterval(30)
+                    while !gate.release.load(ordering: .sequentiallyConsistent), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                }
+                gate.opened.store(2, ordering: .sequentiallyConsistent)
             }
             holder.start()
-            try await Task.sleep(for: .milliseconds(200))
+            let holding = ContinuousClock.now + .seconds(30)
+            while gate.opened.load(ordering: .sequentiallyConsistent) == 0, ContinuousClock.now < holding {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             // When many requests that read the database arrive, then a liveness check
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<12 {
@@ -236,10 +244,13 @@ struct HardeningTests {
                 }
                 try await Task.sleep(for: .milliseconds(100))
                 let alive = try await client.execute(uri: "/healthz", method: .get)
-                // Then the liveness check is answered while the database is still stalled
+                // Then the liveness check is answered while the database is still stalled (a check that waited
+                // for the database would be answered only once the holder gave up, 30 s on)
                 #expect(alive.status == .ok)
-                let stillStalled = !gate.release.load(ordering: .sequentiallyConsistent)
+                let stillStalled = gate.opened.load(ordering: .sequentiallyConsistent) == 1
                 #expect(stillStalled, "/healthz waited for the database")
+                // And the requests that need the database are answered once it is free
+                gate.release.store(true, ordering: .sequentiallyConsistent)
                 try await group.waitForAll()
             }
         }

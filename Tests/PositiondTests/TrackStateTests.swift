@@ -25,7 +25,7 @@ struct TrackStateTests {
         }
     }
 
-    @Test("a replica takes over a device another replica tracked: its first answer says rewarmed; a device nobody tracked says new", .enabled(if: postgresURL != nil), .timeLimit(.minutes(1)))
+    @Test("a replica takes over a device another replica tracked: its first answer says rewarmed; a device nobody tracked says new", .enabled(if: postgresURL != nil), .timeLimit(.minutes(3)))
     func rewarmedOnAnotherReplica() async throws {
         // Given replica B serving the demo hall from a shared PostgreSQL store, its services (listener, relay) running
         let store = try await TestEnvironment.postgresStore()
