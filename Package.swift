@@ -56,7 +56,7 @@ let package = Package(
         /// The prefetch hint the matcher's kernels give the CPU (Swift has no intrinsic for it).
         .target(name: "MatcherHints"),
         /// The dB-offset metric's column loop compiled for AVX2, chosen at run time where the CPU has it.
-        .target(name: "MatcherKernels"),
+        .target(name: "MatcherKernels", dependencies: ["MatcherHints"]),
         .target(
             name: "Positioning",
             dependencies: ["CBLAS", "MatcherHints", "MatcherKernels"],

@@ -44,10 +44,10 @@ bounded() {
 }
 failed() { tail -30 "$1" >&2; exit 1; }
 
-echo "Building survey (release, -enable-testing)..."
-bounded "$build_limit" swift build --package-path "$root" -c release -Xswiftc -enable-testing --product survey \
+echo "Building survey (release, make test's flags)..."
+bounded "$build_limit" swift build --package-path "$root" -c release -Xswiftc -enable-testing --disable-sandbox --product survey \
     >"$work/build.log" 2>&1 || failed "$work/build.log"
-bounded 300 swift build --package-path "$root" -c release -Xswiftc -enable-testing --show-bin-path >"$work/bin" 2>&1 \
+bounded 300 swift build --package-path "$root" -c release -Xswiftc -enable-testing --disable-sandbox --show-bin-path >"$work/bin" 2>&1 \
     || failed "$work/bin"
 survey="$(cat "$work/bin")/survey"
 

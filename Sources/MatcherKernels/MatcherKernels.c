@@ -7,6 +7,7 @@
 // is fused (no FMA: the Swift target has none, and contraction is off), so the distances are the same to
 // the bit (WideKernelTests).
 #include "MatcherKernels.h"
+#include "MatcherHints.h"
 
 #pragma STDC FP_CONTRACT OFF
 
@@ -25,12 +26,6 @@ int beaconfix_offset_distances_have_avx2(void) {
     // AVX2 proper: leaf 7, EBX bit 5.
     if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
     return (ebx & bit_AVX2) ? 1 : 0;
-}
-
-/// Requests every cache line of `bytes` bytes from `address`, without waiting for them.
-static inline void prefetch_range(const void *address, long bytes) {
-    const char *line = (const char *)address;
-    for (long offset = 0; offset < bytes; offset += 64) __builtin_prefetch(line + offset, 0, 3);
 }
 
 typedef struct {
@@ -121,8 +116,8 @@ void beaconfix_offset_distances_sparse_avx2(
                 // The whole next block after a gap, and its column list; an adjacent one the processor's own
                 // prefetcher brings (requesting it line by line measured slower).
                 long stored = column_start[next + 1] - column_start[next];
-                prefetch_range(values + column_start[next] * 8, stored * 8 * (long)sizeof(float));
-                prefetch_range(columns + column_start[next], stored * (long)sizeof(int32_t));
+                beaconfix_prefetch_range(values + column_start[next] * 8, stored * 8 * (long)sizeof(float));
+                beaconfix_prefetch_range(columns + column_start[next], stored * (long)sizeof(int32_t));
             }
             offset_accumulators sums = zero_accumulators();
             long begin = column_start[block], end = column_start[block + 1];
@@ -157,9 +152,9 @@ void beaconfix_offset_distances_dense_avx2(
             if (next >= 0 && next != block + 1) {
                 const float *next_block = values + next * block_floats;
                 if (prefetch_span) {
-                    prefetch_range(next_block + span_start, span_bytes);
+                    beaconfix_prefetch_range(next_block + span_start, span_bytes);
                 } else {
-                    for (long index = 0; index < column_count; index++) __builtin_prefetch(next_block + query_columns[index] * 8, 0, 3);
+                    for (long index = 0; index < column_count; index++) beaconfix_prefetch(next_block + query_columns[index] * 8);
                 }
             }
             const float *block_values = values + block * block_floats;

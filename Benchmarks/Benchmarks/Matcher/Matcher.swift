@@ -54,6 +54,15 @@ func venue(_ layout: Layout, _ fingerprints: Int) -> SyntheticVenue {
     return venue
 }
 
+/// The size a benchmark builds its venue at: the size given, except in CI's smoke run, where the `large`
+/// venue is built at a tenth of it (the benchmark is named after the size it really uses) unless
+/// `fullSizeInSmokeRun`. Simulating the large venue is what a smoke run spent its time on: about 2 minutes
+/// for 1,000,000 fingerprints, once in every benchmark's own process. Two benchmarks keep the full
+/// 1,000,000 in the smoke run, so that a map of that size is still built, searched and located in.
+func builtSize(_ size: Int, _ layout: Layout, fullSizeInSmokeRun: Bool = false) -> Int {
+    SmokeRun.isRequested && layout == .large && !fullSizeInSmokeRun ? size / 10 : size
+}
+
 /// The hall laid out in relative power, for the relative-power metrics (and the BLAS kernel).
 nonisolated(unsafe) var relativeMaps: [Int: RadioMap] = [:]
 
@@ -86,7 +95,8 @@ let benchmarks: @Sendable () -> Void = {
     ]
 
     // Locate at venue scale: every query of the venue in turn (64 places on every floor).
-    for (layout, size) in [(Layout.large, 10_000), (.large, 100_000), (.large, 1_000_000), (.hall, 1_000), (.hall, 10_000), (.hall, 100_000)] {
+    for (layout, named) in [(Layout.large, 10_000), (.large, 100_000), (.large, 1_000_000), (.hall, 1_000), (.hall, 10_000), (.hall, 100_000)] {
+        let size = builtSize(named, layout)
         for search in searches {
             Benchmark(
                 "locate (\(search.name)), \(size) fingerprints, \(layout.rawValue)",
@@ -105,7 +115,9 @@ let benchmarks: @Sendable () -> Void = {
     for (step, name) in [(0, "2 of 4 among 4"), (1, "2 of 6 among 6")] {
         var narrower = strongest
         narrower.candidateSearch = Locator.strongestBeaconLadder[step]
-        for size in [100_000, 1_000_000] {
+        for named in [100_000, 1_000_000] {
+            // The narrowest step at 1,000,000 is the smoke run's full-size locate.
+            let size = builtSize(named, .large, fullSizeInSmokeRun: named == 1_000_000 && step == 0)
             Benchmark(
                 "locate (dB-offset 5/2, strongest beacons \(name)), \(size) fingerprints, large",
                 configuration: .init(setup: { _ = queries(.large, size) })
@@ -118,7 +130,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     // A batch of the venue's 64 queries: the index searches order them by where they read the map.
-    for (layout, size) in [(Layout.large, 100_000), (.hall, 10_000)] {
+    for (layout, named) in [(Layout.large, 100_000), (.hall, 10_000)] {
+        let size = builtSize(named, layout)
         for search in searches {
             Benchmark(
                 "locate batch of 64 (\(search.name)), \(size) fingerprints, \(layout.rawValue)",
@@ -132,7 +145,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     // Allocations alone, per locate, whatever the size: nothing is allocated per fingerprint.
-    for (layout, size) in [(Layout.hall, 1_000), (.large, 100_000)] {
+    for (layout, named) in [(Layout.hall, 1_000), (.large, 100_000)] {
+        let size = builtSize(named, layout)
         Benchmark(
             "allocations per locate (dB-offset 5/2, strongest-beacon search), \(size) fingerprints, \(layout.rawValue)",
             configuration: .init(metrics: [.mallocCountTotal], maxIterations: 100, setup: { _ = queries(layout, size) })
