@@ -1,11 +1,11 @@
 // The dB-offset metric's distances, compiled for AVX2 and chosen at run time: Swift compiles a whole module
-// for one target, and the baseline x86-64 target (SSE2) splits every 8-lane vector into two. Here one AVX
-// register holds a column of a block of 8 fingerprints, and one call covers a whole selection of blocks:
-// the loop over each block's columns, the finishing of its 8 distances and the prefetching of the next
-// block after a gap. The operations and their order per lane are those of the Swift loop
-// (`CompactKernels.SquaredDifferencesAndReferenceSum`) and of `DecibelOffsetMetric.distances`, and nothing
-// is fused (no FMA: the Swift target has none, and contraction is off), so the distances are the same to
-// the bit (WideKernelTests).
+// for one target, and the baseline x86-64 target (SSE2) splits every vector into two. The map's levels are
+// 16-bit integers in 1/16 dB (`DecibelLevels`), two columns interleaved lane by lane, so one
+// `_mm256_madd_epi16` squares and adds two columns for a block's 8 rows into exact 32-bit sums. One call
+// covers a whole selection of blocks: each block's column pairs, the finishing of its 8 distances and the
+// prefetching of the next block after a gap. Integer sums are exact in any order, and the finishing is the
+// Swift one (`DecibelOffsetMetric.distances`) operation for operation with nothing fused (no FMA: the Swift
+// target has none, and contraction is off), so the distances are the same to the bit (WideKernelTests).
 #include "MatcherKernels.h"
 #include "MatcherHints.h"
 
@@ -32,25 +32,6 @@ typedef struct {
     __m256 squared, differences, reference;
     __m256i absent;
 } offset_accumulators;
-
-__attribute__((target("avx2"), always_inline))
-static inline offset_accumulators zero_accumulators(void) {
-    offset_accumulators sums = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_si256()};
-    return sums;
-}
-
-/// One column: `reference` the 8 rows' values, `q` the query's value, `below` the level under which a lane
-/// counts absent (0, as the map stores absent values as -1; +∞ for a column the query does not hear).
-__attribute__((target("avx2"), always_inline))
-static inline void add_column(offset_accumulators *sums, __m256 reference, __m256 q, __m256 below) {
-    __m256 absent = _mm256_cmp_ps(reference, below, _CMP_LT_OQ);
-    __m256 difference = _mm256_andnot_ps(absent, _mm256_sub_ps(q, reference));
-    sums->squared = _mm256_add_ps(sums->squared, _mm256_mul_ps(difference, difference));
-    sums->differences = _mm256_add_ps(sums->differences, difference);
-    sums->reference = _mm256_add_ps(sums->reference, _mm256_andnot_ps(absent, reference));
-    // A true lane is all ones, -1 as an integer.
-    sums->absent = _mm256_sub_epi32(sums->absent, _mm256_castps_si256(absent));
-}
 
 /// `value` where `mask` is clear, `replacement` where it is set.
 __attribute__((target("avx2"), always_inline))
@@ -103,11 +84,49 @@ static inline long next_selected(const long *runs, long run_count, long run, lon
     return run + 1 < run_count ? runs[2 * (run + 1)] : -1;
 }
 
+/// A block's integer sums: per row, Σ e², Σ e, Σ r over the beacons both sides hear (in 1/256 dB², 1/16 dB,
+/// 1/16 dB), and minus the number of those beacons.
+typedef struct {
+    __m256i squared, differences, reference, minus_common;
+} level_sums;
+
+/// Adds one pair of columns: `levels` the 16 levels of a pair (row 0 of the first column, row 0 of the
+/// second, row 1 of the first, ...), `first` and `second` the query's levels of the two columns
+/// (`BEACONFIX_UNHEARD` for a column it does not hear).
+__attribute__((target("avx2"), always_inline))
+static inline void add_pair(level_sums *sums, const int16_t *levels, int16_t first, int16_t second) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i reference = _mm256_loadu_si256((const __m256i *)levels);
+    __m256i query = _mm256_blend_epi16(_mm256_set1_epi16(first), _mm256_set1_epi16(second), 0xAA);
+    // A lane counts where the reference hears the beacon (level at least 0) and the query hears it too.
+    __m256i both = _mm256_andnot_si256(
+        _mm256_cmpeq_epi16(query, _mm256_set1_epi16(BEACONFIX_UNHEARD)),
+        _mm256_cmpgt_epi16(reference, _mm256_set1_epi16(-1)));
+    __m256i difference = _mm256_and_si256(_mm256_sub_epi16(query, reference), both);
+    sums->squared = _mm256_add_epi32(sums->squared, _mm256_madd_epi16(difference, difference));
+    sums->differences = _mm256_add_epi32(sums->differences, _mm256_madd_epi16(difference, ones));
+    sums->reference = _mm256_add_epi32(sums->reference, _mm256_madd_epi16(_mm256_and_si256(reference, both), ones));
+    // A lane of `both` is -1 where it counts.
+    sums->minus_common = _mm256_add_epi32(sums->minus_common, _mm256_madd_epi16(both, ones));
+}
+
+/// The block's distances from its integer sums, through the same finishing as ever.
+__attribute__((target("avx2"), always_inline))
+static inline void finish_levels(
+    const level_sums *sums, long block, long slot, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows) {
+    offset_accumulators converted = {
+        _mm256_mul_ps(_mm256_cvtepi32_ps(sums->squared), _mm256_set1_ps(1.0f / 256)),
+        _mm256_mul_ps(_mm256_cvtepi32_ps(sums->differences), _mm256_set1_ps(1.0f / 16)),
+        _mm256_mul_ps(_mm256_cvtepi32_ps(sums->reference), _mm256_set1_ps(1.0f / 16)),
+        sums->minus_common};
+    // common = 0 − (−common): exact, as the Swift finishing computes it.
+    finish_block(&converted, 0, block, slot, metric, rows);
+}
+
 __attribute__((target("avx2")))
-void beaconfix_offset_distances_sparse_avx2(
-    const float *values, const int32_t *columns, const long *column_start, const long *runs, long run_count,
-    const float *query_values, const float *query_mask, const beaconfix_offset_metric *metric,
-    const beaconfix_offset_rows *rows) {
+void beaconfix_level_distances_sparse_avx2(
+    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *query_levels, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows) {
     long slot = 0;
     for (long run = 0; run < run_count; run++) {
         for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
@@ -115,55 +134,51 @@ void beaconfix_offset_distances_sparse_avx2(
             if (next >= 0 && next != block + 1) {
                 // The whole next block after a gap, and its column list; an adjacent one the processor's own
                 // prefetcher brings (requesting it line by line measured slower).
-                long stored = column_start[next + 1] - column_start[next];
-                beaconfix_prefetch_range(values + column_start[next] * 8, stored * 8 * (long)sizeof(float));
-                beaconfix_prefetch_range(columns + column_start[next], stored * (long)sizeof(int32_t));
+                long stored = pair_start[next + 1] - pair_start[next];
+                beaconfix_prefetch_range(levels + pair_start[next] * 16, stored * 16 * (long)sizeof(int16_t));
+                beaconfix_prefetch_range(pair_columns + 2 * pair_start[next], stored * 2 * (long)sizeof(int32_t));
             }
-            offset_accumulators sums = zero_accumulators();
-            long begin = column_start[block], end = column_start[block + 1];
-            for (long index = begin; index < end; index++) {
-                long column = columns[index];
-                __m256 below = _mm256_set1_ps(query_mask[column] > 0 ? 0.0f : INFINITY);
-                add_column(&sums, _mm256_loadu_ps(values + index * 8), _mm256_set1_ps(query_values[column]), below);
+            level_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+            for (long pair = pair_start[block]; pair < pair_start[block + 1]; pair++) {
+                add_pair(&sums, levels + pair * 16, query_levels[pair_columns[2 * pair]], query_levels[pair_columns[2 * pair + 1]]);
             }
-            finish_block(&sums, end - begin, block, slot, metric, rows);
+            finish_levels(&sums, block, slot, metric, rows);
             slot++;
         }
     }
 }
 
 __attribute__((target("avx2")))
-void beaconfix_offset_distances_dense_avx2(
-    const float *values, long width, const long *runs, long run_count, const long *query_columns,
-    long column_count, const float *query_values, const beaconfix_offset_metric *metric,
+void beaconfix_level_distances_dense_avx2(
+    const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
+    long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
-    const long block_floats = width * 8;
-    // The bytes from the query's first column to the end of its last, in a block. Where the query's columns
+    const long block_levels = pairs_per_block * 16;
+    // The bytes from the query's first pair to the end of its last, in a block. Where the query's pairs
     // cover at least half of it, a block after a gap is requested as that span, one request a cache line
-    // (two columns), rather than one request a column.
-    const long span_start = column_count > 0 ? query_columns[0] * 8 : 0;
-    const long span_bytes = column_count > 0 ? (query_columns[column_count - 1] * 8 + 8 - span_start) * (long)sizeof(float) : 0;
-    const int prefetch_span = column_count * 8 * (long)sizeof(float) * 2 >= span_bytes;
-    const __m256 below = _mm256_setzero_ps();
+    // (two pairs), rather than one request a pair.
+    const long span_start = pair_count > 0 ? query_pairs[0] * 16 : 0;
+    const long span_bytes = pair_count > 0 ? (query_pairs[pair_count - 1] * 16 + 16 - span_start) * (long)sizeof(int16_t) : 0;
+    const int prefetch_span = pair_count * 16 * (long)sizeof(int16_t) * 2 >= span_bytes;
     long slot = 0;
     for (long run = 0; run < run_count; run++) {
         for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
             long next = next_selected(runs, run_count, run, block);
             if (next >= 0 && next != block + 1) {
-                const float *next_block = values + next * block_floats;
+                const int16_t *next_block = levels + next * block_levels;
                 if (prefetch_span) {
                     beaconfix_prefetch_range(next_block + span_start, span_bytes);
                 } else {
-                    for (long index = 0; index < column_count; index++) beaconfix_prefetch(next_block + query_columns[index] * 8);
+                    for (long index = 0; index < pair_count; index++) beaconfix_prefetch(next_block + query_pairs[index] * 16);
                 }
             }
-            const float *block_values = values + block * block_floats;
-            offset_accumulators sums = zero_accumulators();
-            for (long index = 0; index < column_count; index++) {
-                long column = query_columns[index];
-                add_column(&sums, _mm256_loadu_ps(block_values + column * 8), _mm256_set1_ps(query_values[column]), below);
+            const int16_t *block_pairs = levels + block * block_levels;
+            level_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+            for (long index = 0; index < pair_count; index++) {
+                long pair = query_pairs[index];
+                add_pair(&sums, block_pairs + pair * 16, query_levels[2 * pair], query_levels[2 * pair + 1]);
             }
-            finish_block(&sums, column_count, block, slot, metric, rows);
+            finish_levels(&sums, block, slot, metric, rows);
             slot++;
         }
     }
@@ -174,21 +189,20 @@ void beaconfix_offset_distances_dense_avx2(
 // No AVX2 outside x86-64: the Swift loops run, and these are never called.
 int beaconfix_offset_distances_have_avx2(void) { return 0; }
 
-void beaconfix_offset_distances_sparse_avx2(
-    const float *values, const int32_t *columns, const long *column_start, const long *runs, long run_count,
-    const float *query_values, const float *query_mask, const beaconfix_offset_metric *metric,
-    const beaconfix_offset_rows *rows) {
-    (void)values; (void)columns; (void)column_start; (void)runs; (void)run_count; (void)query_values;
-    (void)query_mask; (void)metric; (void)rows;
+void beaconfix_level_distances_sparse_avx2(
+    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *query_levels, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows) {
+    (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)query_levels;
+    (void)metric; (void)rows;
     __builtin_trap();
 }
 
-void beaconfix_offset_distances_dense_avx2(
-    const float *values, long width, const long *runs, long run_count, const long *query_columns,
-    long column_count, const float *query_values, const beaconfix_offset_metric *metric,
+void beaconfix_level_distances_dense_avx2(
+    const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
+    long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
-    (void)values; (void)width; (void)runs; (void)run_count; (void)query_columns; (void)column_count;
-    (void)query_values; (void)metric; (void)rows;
+    (void)levels; (void)pairs_per_block; (void)runs; (void)run_count; (void)query_pairs; (void)pair_count;
+    (void)query_levels; (void)metric; (void)rows;
     __builtin_trap();
 }
 

@@ -41,7 +41,10 @@ struct ClientLibraryTests {
             let rawJSON = try #require(try JSONSerialization.jsonObject(with: Data(buffer: rawLocate.body)) as? [String: Any])
             let rawPosition = try #require(rawJSON["position"] as? [String: Any])
             let position = try #require(located.position)
-            #expect(position.x == rawPosition["x"] as? Double && position.y == rawPosition["y"] as? Double)
+            // To a nanometre: JSONSerialization on Linux parses some 17-digit numbers one unit in the last place
+            // away from JSONDecoder's reading of the same text (3.1169851359470537 printed alike by both).
+            let rawX = try #require(rawPosition["x"] as? Double), rawY = try #require(rawPosition["y"] as? Double)
+            #expect(abs(position.x - rawX) <= 1e-9 && abs(position.y - rawY) <= 1e-9, "client \(position.x), \(position.y); raw \(rawX), \(rawY)")
             #expect(position.spot == rawPosition["spot"] as? String && located.revision == rawJSON["revision"] as? Int)
             // When a phone's samples are posted one by one, as a tracker sends them
             var tracked: BeaconfixClient.Components.Schemas.Device?

@@ -31,22 +31,28 @@ typedef struct {
 /// other CPU keeps the Swift loops, which the baseline target (SSE2) compiles.
 int beaconfix_offset_distances_have_avx2(void);
 
-/// The dB-offset metric's distances from a query to the selected blocks of a sparse map: block `b` stores
-/// the columns `columns[column_start[b] ..< column_start[b + 1]]`, the `k`-th of them at `values + k * 8`.
-/// The selection is `run_count` runs of blocks, run `i` being `runs[2i] ..< runs[2i + 1]`. A column the
-/// query does not hear (`query_mask[c] == 0`) counts every lane absent. The same operations, in the same
-/// order per lane, as `CompactKernels`' Swift loop and `DecibelOffsetMetric`'s finishing, so the distances
-/// are the same to the bit. Only call when `beaconfix_offset_distances_have_avx2()` is true.
-void beaconfix_offset_distances_sparse_avx2(
-    const float *values, const int32_t *columns, const long *column_start, const long *runs, long run_count,
-    const float *query_values, const float *query_mask, const beaconfix_offset_metric *metric,
-    const beaconfix_offset_rows *rows);
+/// The query level of a column the query does not hear (levels are at most 32,766).
+#define BEACONFIX_UNHEARD ((int16_t)0x7FFF)
 
-/// The same over a dense map of `width` columns a block (8 floats a column): the query's `column_count`
-/// columns `query_columns`, ascending. Only call when `beaconfix_offset_distances_have_avx2()` is true.
-void beaconfix_offset_distances_dense_avx2(
-    const float *values, long width, const long *runs, long run_count, const long *query_columns,
-    long column_count, const float *query_values, const beaconfix_offset_metric *metric,
+/// The dB-offset metric's distances from a query to the selected blocks of a sparse map, over levels in
+/// 1/16 dB (`DecibelLevels`): block `b` stores the column pairs `pair_start[b] ..< pair_start[b + 1]`, pair
+/// `p` of columns `pair_columns[2p]` and `pair_columns[2p + 1]` at `levels + p * 16` (row 0 of the
+/// first, row 0 of the second, row 1 of the first, ...; -1 where a row does not hear the beacon). The
+/// selection is `run_count` runs of blocks, run `i` being `runs[2i] ..< runs[2i + 1]`. `query_levels` has
+/// one level per column and one more, `BEACONFIX_UNHEARD`, for the padding column of an odd pair; a column
+/// the query does not hear is `BEACONFIX_UNHEARD` too. The same sums and finishing as `DecibelOffsetMetric`'s
+/// Swift loop, so the distances are the same to the bit. Only call when
+/// `beaconfix_offset_distances_have_avx2()` is true.
+void beaconfix_level_distances_sparse_avx2(
+    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *query_levels, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows);
+
+/// The same over a dense map of `pairs_per_block` column pairs a block (pair `p` is columns `2p` and
+/// `2p + 1`, at `levels + (block * pairs_per_block + p) * 16`): the query's `pair_count` pairs `query_pairs`
+/// (ascending, those holding a column it hears). Only call when `beaconfix_offset_distances_have_avx2()` is true.
+void beaconfix_level_distances_dense_avx2(
+    const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
+    long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows);
 
 #endif

@@ -18,8 +18,6 @@ enum CompactKernels {
         /// Number of shared beacons: set by the loop over a block's columns from the lanes it counted absent
         /// (an integer count, one instruction a column, where the kinds would add a masked 1.0).
         var common = Vector(repeating: 0)
-        /// Σ both·r: only the offset kind adds to it (the other kinds leave it 0, and the optimiser drops it).
-        var commonReference = Vector(repeating: 0)
     }
 
     /// The kinds of sums the metrics need, one type each so that every kernel is compiled for its own kind
@@ -33,7 +31,7 @@ enum CompactKernels {
     }
 
     /// Whether this CPU runs MatcherKernels' AVX2 loop of the dB-offset metric (the one every tuned and
-    /// untuned venue uses): asked once per process.
+    /// untuned venue uses, over ``DecibelLevels``): asked once per process.
     static let wideLoopsAvailable = beaconfix_offset_distances_have_avx2() != 0
 
     /// `first` = Σ (q − r)², `second` = Σ (q − r), over shared beacons.
@@ -70,17 +68,6 @@ enum CompactKernels {
             sums.second += present
         }
         static var sumsOverQueryBeacons: Bool { true }
-    }
-
-    /// As ``SquaredDifferences``, plus `commonReference` = Σ r over shared beacons (the dB-offset metric
-    /// recovers both sides' one-sided sums from it and the value sums).
-    enum SquaredDifferencesAndReferenceSum: Kind {
-        @inline(__always)
-        static func add(_ reference: Vector, query q: Vector, absent: SIMDMask<SIMD8<Int32>>, to sums: inout Sums) {
-            SquaredDifferences.add(reference, query: q, absent: absent, to: &sums)
-            sums.commonReference += reference.replacing(with: 0, where: absent)
-        }
-        static var sumsOverQueryBeacons: Bool { false }
     }
 
     /// Calls `body(block, slot, sums)` for every block of 8 rows of `map` that `blocks` selects, in order;

@@ -55,7 +55,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
 
     public func distance(_ query: Fingerprint, _ reference: Fingerprint) -> Float? {
         // The plain definition, in Double: the bulk form is held to it.
-        func level(_ entry: FingerprintEntry) -> Double { Double(max(0, Float(entry.meanRSSI) - floor)) }
+        func level(_ entry: FingerprintEntry) -> Double { Double(representation.value(of: entry)) }
         var common = 0
         var squares: Double = 0, differences: Double = 0, queryOnly: Double = 0, referenceOnly: Double = 0
         for (beacon, entry) in query.entries {
@@ -79,10 +79,11 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         return Float((spread + absent) / Double(union))
     }
 
-    /// The SIMD kernel over the compact matrix, 8 rows at a time. Besides Σ e², Σ e and c it needs Σ r over
-    /// the common beacons: the one-sided sums then come from the value sums, `Σ q(query-only) = Σ q − (Σ e +
-    /// Σ r(common))` and `Σ r(reference-only) = Σ r − Σ r(common)`, so only the query's columns are visited.
-    /// A CPU with AVX2 runs MatcherKernels' loop, which gives the same distances to the bit.
+    /// The kernel over the map's levels (``DecibelLevels``: 1/16 dB in 16-bit integers, two columns at a
+    /// time), 8 rows at a time. Besides Σ e², Σ e and c it needs Σ r over the common beacons: the one-sided
+    /// sums then come from the value sums, `Σ q(query-only) = Σ q − (Σ e + Σ r(common))` and
+    /// `Σ r(reference-only) = Σ r − Σ r(common)`, so only the query's columns are visited. The sums are
+    /// integers, exact; a CPU with AVX2 runs MatcherKernels' loop, which gives the same distances to the bit.
     public func distances(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
     ) {
@@ -97,82 +98,172 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         precondition(
             map.representation == representation,
             "DecibelOffsetMetric compares dB above \(floor); the map holds \(map.representation): build it with the metric's representation")
-        if wide {
-            wideDistances(from: query, in: map, blocks: blocks, into: distances)
-            return
-        }
-        typealias Vector = SIMD8<Float>
-        let penalty = self.penalty
-        let removesOffset = offsetShrinkage != nil, shrinkage = Vector(repeating: offsetShrinkage ?? 0)
-        let queryPresent = Vector(repeating: query.presentCount), queryValues = Vector(repeating: query.valueSum)
-        map.presentCount.withUnsafeBytes { present in
-            map.valueSum.withUnsafeBytes { valueSum in
-                CompactKernels.forEachBlock(of: map, query: query, kind: CompactKernels.SquaredDifferencesAndReferenceSum.self, blocks: blocks) { block, slot, sums in
-                    let offset = block * MemoryLayout<Vector>.stride
-                    let referencePresent = present.loadUnaligned(fromByteOffset: offset, as: Vector.self)
-                    let referenceValues = valueSum.loadUnaligned(fromByteOffset: offset, as: Vector.self)
-                    let noCommon = sums.common .< 0.5
-                    var spread = sums.first
-                    if removesOffset {
-                        let denominator = (sums.common + shrinkage).replacing(with: 1, where: noCommon)
-                        spread -= sums.second * sums.second / denominator
-                        // S − D²/(c + λ) cancels catastrophically when the differences are all alike (a pure
-                        // gain); below a relative 1e-5 of S the spread is rounding noise, and never negative.
-                        spread.replace(with: 0, where: spread .<= 1e-5 * sums.first)
+        // A decibel map always has its levels.
+        let levels = map.decibelLevels!
+        var metric = beaconfix_offset_metric(
+            query_present: query.presentCount, query_value_sum: query.valueSum, offset_shrinkage: offsetShrinkage ?? 0,
+            removes_offset: offsetShrinkage == nil ? 0 : 1, query_only_penalty: penalty.queryOnly,
+            reference_only_penalty: penalty.referenceOnly)
+        DecibelLevels.withQueryLevels(query) { queryLevels in
+            withQueryPairs(query, levels: levels) { queryPairs in
+                if wide {
+                    wideDistances(levels, queryLevels: queryLevels, queryPairs: queryPairs, in: map, blocks: blocks, metric: &metric, into: distances)
+                } else {
+                    LevelSums.forEachBlock(levels, queryLevels: queryLevels, queryPairs: queryPairs, blocks: blocks) { block, slot, sums in
+                        finish(sums, block: block, slot: slot, metric: metric, in: map, into: distances)
                     }
-                    // Rounding can leave a one-sided sum a hair below 0 when a side has no one-sided beacon.
-                    var queryOnly = queryValues - (sums.second + sums.commonReference)
-                    queryOnly.replace(with: 0, where: queryOnly .< 0)
-                    var referenceOnly = referenceValues - sums.commonReference
-                    referenceOnly.replace(with: 0, where: referenceOnly .< 0)
-                    let union = queryPresent + referencePresent - sums.common
-                    let result = ((spread + penalty.cost(queryOnly: queryOnly, referenceOnly: referenceOnly))
-                        / union.replacing(with: 1, where: union .< 1))
-                        .replacing(with: .infinity, where: noCommon)
-                    CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
                 }
             }
         }
     }
 
-    /// MatcherKernels' AVX2 loop over the whole selection: each block's sums and its 8 distances in one call,
-    /// the same operations in the same order per lane as the Swift loop and its finishing above.
-    private func wideDistances(
-        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
+    /// Calls `body` with the pairs of a dense map's columns that hold a column `query` hears, ascending (none
+    /// for a sparse map, whose blocks list their own pairs), on the stack.
+    @inline(__always)
+    private func withQueryPairs<Result>(
+        _ query: QueryVector, levels: DecibelLevels, _ body: (UnsafeBufferPointer<Int>) -> Result
+    ) -> Result {
+        guard case .dense = levels.pairs else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, query.presentColumns.count)) { pairs in
+            var count = 0
+            for column in query.presentColumns where count == 0 || pairs[count - 1] != column / 2 {
+                pairs[count] = column / 2
+                count += 1
+            }
+            return body(UnsafeBufferPointer(rebasing: pairs[0..<count]))
+        }
+    }
+
+    /// A block's 8 distances from its sums, written to the `slot`-th place of `distances`: the operations,
+    /// in order, of MatcherKernels' `finish_block`.
+    @inline(__always)
+    private func finish(
+        _ sums: LevelSums, block: Int, slot: Int, metric: beaconfix_offset_metric, in map: RadioMap,
+        into distances: UnsafeMutableBufferPointer<Float>
     ) {
-        var metric = beaconfix_offset_metric(
-            query_present: query.presentCount, query_value_sum: query.valueSum, offset_shrinkage: offsetShrinkage ?? 0,
-            removes_offset: offsetShrinkage == nil ? 0 : 1, query_only_penalty: penalty.queryOnly,
-            reference_only_penalty: penalty.referenceOnly)
+        typealias Vector = SIMD8<Float>
+        let offset = block * RadioMap.lanes
+        let referencePresent = map.presentCount.withUnsafeBufferPointer { Vector($0[offset..<(offset + RadioMap.lanes)]) }
+        let referenceValues = map.valueSum.withUnsafeBufferPointer { Vector($0[offset..<(offset + RadioMap.lanes)]) }
+        let squares = Vector(sums.squared) * Vector(repeating: 1 / 256)
+        let differences = Vector(sums.differences) * Vector(repeating: 1 / 16)
+        let commonReference = Vector(sums.reference) * Vector(repeating: 1 / 16)
+        let common = Vector(repeating: 0) - Vector(sums.minusCommon)
+        let noCommon = common .< 0.5
+        var spread = squares
+        if metric.removes_offset != 0 {
+            let denominator = (common + Vector(repeating: metric.offset_shrinkage)).replacing(with: 1, where: noCommon)
+            spread -= differences * differences / denominator
+            // S − D²/(c + λ) cancels catastrophically when the differences are all alike (a pure gain); below
+            // a relative 1e-5 of S the spread is rounding noise, and never negative.
+            spread.replace(with: 0, where: spread .<= Vector(repeating: 1e-5) * squares)
+        }
+        // A one-sided sum cannot be below 0; kept as the AVX2 finishing keeps it.
+        var queryOnly = Vector(repeating: metric.query_value_sum) - (differences + commonReference)
+        queryOnly.replace(with: 0, where: queryOnly .< 0)
+        var referenceOnly = referenceValues - commonReference
+        referenceOnly.replace(with: 0, where: referenceOnly .< 0)
+        let union = (Vector(repeating: metric.query_present) + referencePresent) - common
+        let cost = Vector(repeating: metric.query_only_penalty) * queryOnly + Vector(repeating: metric.reference_only_penalty) * referenceOnly
+        let result = ((spread + cost) / union.replacing(with: 1, where: union .< 1))
+            .replacing(with: .infinity, where: noCommon)
+        CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
+    }
+
+    /// MatcherKernels' AVX2 loop over the whole selection: each block's sums and its 8 distances in one call.
+    private func wideDistances(
+        _ levels: DecibelLevels, queryLevels: UnsafeBufferPointer<Int16>, queryPairs: UnsafeBufferPointer<Int>,
+        in map: RadioMap, blocks: BlockSelection, metric: inout beaconfix_offset_metric,
+        into distances: UnsafeMutableBufferPointer<Float>
+    ) {
         blocks.withBounds { runs, runCount in
             map.presentCount.withUnsafeBufferPointer { present in
                 map.valueSum.withUnsafeBufferPointer { valueSum in
-                    query.values.withUnsafeBufferPointer { queryValues in
+                    levels.levels.withUnsafeBufferPointer { values in
                         var rows = beaconfix_offset_rows(
                             present_count: present.baseAddress, value_sum: valueSum.baseAddress,
                             distances: distances.baseAddress, capacity: distances.count)
-                        switch map.storage {
-                        case .dense(let values):
-                            values.withUnsafeBufferPointer { values in
-                                query.presentColumns.withUnsafeBufferPointer { columns in
-                                    beaconfix_offset_distances_dense_avx2(
-                                        values.baseAddress, map.beaconCount, runs, runCount, columns.baseAddress, columns.count,
-                                        queryValues.baseAddress, &metric, &rows)
-                                }
-                            }
-                        case .sparse(let columnStart, let columns, let values):
-                            values.withUnsafeBufferPointer { values in
-                                columns.withUnsafeBufferPointer { columns in
-                                    columnStart.withUnsafeBufferPointer { columnStart in
-                                        query.mask.withUnsafeBufferPointer { queryMask in
-                                            beaconfix_offset_distances_sparse_avx2(
-                                                values.baseAddress, columns.baseAddress, columnStart.baseAddress, runs, runCount,
-                                                queryValues.baseAddress, queryMask.baseAddress, &metric, &rows)
-                                        }
-                                    }
+                        switch levels.pairs {
+                        case .dense(let pairsPerBlock):
+                            beaconfix_level_distances_dense_avx2(
+                                values.baseAddress, pairsPerBlock, runs, runCount, queryPairs.baseAddress, queryPairs.count,
+                                queryLevels.baseAddress, &metric, &rows)
+                        case .sparse(let pairStart, let pairColumns):
+                            pairColumns.withUnsafeBufferPointer { pairColumns in
+                                pairStart.withUnsafeBufferPointer { pairStart in
+                                    beaconfix_level_distances_sparse_avx2(
+                                        values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
+                                        queryLevels.baseAddress, &metric, &rows)
                                 }
                             }
                         }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A block's integer sums over the beacons a query shares with each of its 8 rows: Σ e² (1/256 dB²), Σ e
+/// and Σ r (1/16 dB), and minus the count; the Swift loop for CPUs without AVX2, the same integers as
+/// MatcherKernels' `add_pair` in any order.
+struct LevelSums {
+    typealias Lanes = SIMD8<Int32>
+    var squared = Lanes(), differences = Lanes(), reference = Lanes(), minusCommon = Lanes()
+
+    /// Adds a column: `reference` its 8 rows' levels, `query` the query's level (``DecibelLevels/unheard``
+    /// when it does not hear the column).
+    @inline(__always)
+    mutating func add(_ reference: Lanes, query: Int16) {
+        guard query != DecibelLevels.unheard else { return }
+        let both = reference .> -1
+        let difference = (Lanes(repeating: Int32(query)) &- reference).replacing(with: 0, where: .!both)
+        squared &+= difference &* difference
+        differences &+= difference
+        self.reference &+= reference.replacing(with: 0, where: .!both)
+        minusCommon &-= Lanes(repeating: 1).replacing(with: 0, where: .!both)
+    }
+
+    /// Adds the pair of columns whose 16 interleaved levels start at `levels`.
+    @inline(__always)
+    mutating func addPair(_ levels: UnsafePointer<Int16>, first: Int16, second: Int16) {
+        let pair = UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int16>.self)
+        add(Lanes(truncatingIfNeeded: pair.evenHalf), query: first)
+        add(Lanes(truncatingIfNeeded: pair.oddHalf), query: second)
+    }
+
+    /// Calls `body(block, slot, sums)` for every block `blocks` selects, in order; `slot` counts the selected
+    /// blocks (where a packed buffer keeps the block's distances).
+    @inline(__always)
+    static func forEachBlock(
+        _ levels: DecibelLevels, queryLevels: UnsafeBufferPointer<Int16>, queryPairs: UnsafeBufferPointer<Int>,
+        blocks: BlockSelection, _ body: (_ block: Int, _ slot: Int, _ sums: LevelSums) -> Void
+    ) {
+        levels.levels.withUnsafeBufferPointer { values in
+            guard let base = values.baseAddress else { return }
+            var slot = 0
+            switch levels.pairs {
+            case .dense(let pairsPerBlock):
+                for block in blocks.runs.joined() {
+                    var sums = LevelSums()
+                    let blockBase = base + block * pairsPerBlock * 16
+                    for pair in queryPairs {
+                        sums.addPair(blockBase + pair * 16, first: queryLevels[2 * pair], second: queryLevels[2 * pair + 1])
+                    }
+                    body(block, slot, sums)
+                    slot += 1
+                }
+            case .sparse(let pairStart, let pairColumns):
+                pairColumns.withUnsafeBufferPointer { pairColumns in
+                    for block in blocks.runs.joined() {
+                        var sums = LevelSums()
+                        for pair in pairStart[block]..<pairStart[block + 1] {
+                            sums.addPair(
+                                base + pair * 16, first: queryLevels[Int(pairColumns[2 * pair])],
+                                second: queryLevels[Int(pairColumns[2 * pair + 1])])
+                        }
+                        body(block, slot, sums)
+                        slot += 1
                     }
                 }
             }

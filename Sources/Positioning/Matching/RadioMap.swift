@@ -56,6 +56,9 @@ public struct RadioMap: Sendable {
     }
     /// How the blocks' values are kept: dense, or only each block's heard columns (``BlockStorage``).
     let storage: BlockStorage
+    /// The blocks' levels in 16-bit integers, which ``DecibelOffsetMetric`` compares: a map in
+    /// ``SignalRepresentation/decibels(floor:)`` has them, a map in relative powers does not.
+    let decibelLevels: DecibelLevels?
     private let denseExpansion = DerivedLayout()
     /// Whether each block keeps only the columns its fingerprints hear (a large venue) rather than all.
     public var isBlockSparse: Bool {
@@ -148,6 +151,11 @@ public struct RadioMap: Sendable {
         self.representation = representation
         self.blockCount = blocks
         self.storage = storage
+        if case .decibels = representation {
+            decibelLevels = DecibelLevels(storage: storage, beaconCount: width, blockCount: blocks)
+        } else {
+            decibelLevels = nil
+        }
         self.beacons = beacons
         self.zones = ZoneLayout(spots: spots, areas: zoneAreas)
         self.spots = zones.spots
