@@ -85,22 +85,14 @@ struct DecibelLevels: Sendable {
         self.levels = levels
     }
 
-    /// Bytes a query would read if it read every block.
-    var bytes: Int {
-        switch pairs {
-        case .dense: levels.count * MemoryLayout<Int16>.stride
-        case .sparse(_, let pairColumns): levels.count * MemoryLayout<Int16>.stride + pairColumns.count * MemoryLayout<Int32>.stride
-        }
-    }
-
     /// Calls `body` with the query's level per column (and ``unheard`` for the padding column after the
     /// last), on the stack: nothing is allocated per locate.
     @inline(__always)
     static func withQueryLevels<Result>(_ query: QueryVector, _ body: (UnsafeBufferPointer<Int16>) -> Result) -> Result {
         let width = query.mask.count
         return withUnsafeTemporaryAllocation(of: Int16.self, capacity: width + 1) { table in
-            for column in 0..<width { table[column] = query.mask[column] > 0 ? level(query.values[column]) : unheard }
-            table[width] = unheard
+            table.initialize(repeating: unheard)
+            for column in query.presentColumns { table[column] = level(query.values[column]) }
             return body(UnsafeBufferPointer(table))
         }
     }

@@ -142,9 +142,9 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         into distances: UnsafeMutableBufferPointer<Float>
     ) {
         typealias Vector = SIMD8<Float>
-        let offset = block * RadioMap.lanes
-        let referencePresent = map.presentCount.withUnsafeBufferPointer { Vector($0[offset..<(offset + RadioMap.lanes)]) }
-        let referenceValues = map.valueSum.withUnsafeBufferPointer { Vector($0[offset..<(offset + RadioMap.lanes)]) }
+        let offset = block * MemoryLayout<Vector>.stride
+        let referencePresent = map.presentCount.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Vector.self) }
+        let referenceValues = map.valueSum.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Vector.self) }
         let squares = Vector(sums.squared) * Vector(repeating: 1 / 256)
         let differences = Vector(sums.differences) * Vector(repeating: 1 / 16)
         let commonReference = Vector(sums.reference) * Vector(repeating: 1 / 16)
@@ -164,8 +164,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         var referenceOnly = referenceValues - commonReference
         referenceOnly.replace(with: 0, where: referenceOnly .< 0)
         let union = (Vector(repeating: metric.query_present) + referencePresent) - common
-        let cost = Vector(repeating: metric.query_only_penalty) * queryOnly + Vector(repeating: metric.reference_only_penalty) * referenceOnly
-        let result = ((spread + cost) / union.replacing(with: 1, where: union .< 1))
+        let result = ((spread + penalty.cost(queryOnly: queryOnly, referenceOnly: referenceOnly)) / union.replacing(with: 1, where: union .< 1))
             .replacing(with: .infinity, where: noCommon)
         CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
     }
