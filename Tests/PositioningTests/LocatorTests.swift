@@ -76,7 +76,7 @@ struct LocatorTests {
         let position = estimator.estimate(from: [
             SpotCandidate(spotIndex: 0, spot: spots[0], distance: 1),
             SpotCandidate(spotIndex: 1, spot: spots[1], distance: 3),
-        ], spots: spots)
+        ], spots: SpotGrid(spots: spots))
         // Then the estimate is a quarter of the way, with the spread as accuracy
         #expect(abs(position.x - 1) < 1e-9)
         #expect(position.spot == "a")
@@ -93,7 +93,7 @@ struct LocatorTests {
         ]
         let position = estimator.estimate(
             from: spots.enumerated().map { SpotCandidate(spotIndex: $0.offset, spot: $0.element, distance: 1) },
-            spots: spots)
+            spots: SpotGrid(spots: spots))
         #expect(position.floor == 0)
         #expect(position.x == 1)
     }

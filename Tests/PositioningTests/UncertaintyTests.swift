@@ -27,7 +27,7 @@ struct UncertaintyTests {
         let estimator = Self.estimator(.posterior(temperature: 0.5, candidates: 3))
         #expect(estimator.candidatesWanted == 3)
         // When the position is estimated
-        let position = estimator.estimate(from: Self.candidates, spots: Self.spots)
+        let position = estimator.estimate(from: Self.candidates, spots: SpotGrid(spots: Self.spots))
         // Then it lies between west and east
         #expect(abs(position.x - 2) < 1e-9 && abs(position.y) < 1e-9)
         // And its covariance is long along x (±2 m) and thin across (north's small weight, the resolution)
@@ -46,8 +46,8 @@ struct UncertaintyTests {
     @Test("a colder posterior forgets the poor match; the neighbours' spread never saw it")
     func temperatureNarrows() throws {
         // Given a cold posterior (north weighs e^-40) and the neighbours' spread of the two nearest
-        let cold = Self.estimator(.posterior(temperature: 0.05, candidates: 3)).estimate(from: Self.candidates, spots: Self.spots)
-        let spread = Self.estimator(.neighbourSpread).estimate(from: Self.candidates, spots: Self.spots)
+        let cold = Self.estimator(.posterior(temperature: 0.05, candidates: 3)).estimate(from: Self.candidates, spots: SpotGrid(spots: Self.spots))
+        let spread = Self.estimator(.neighbourSpread).estimate(from: Self.candidates, spots: SpotGrid(spots: Self.spots))
         // Then both are ±2 m along x and only the resolution across
         for position in [cold, spread] {
             #expect(abs(position.accuracy - (4 + 0.01).squareRoot()) < 1e-9)
@@ -71,7 +71,7 @@ struct UncertaintyTests {
         #expect(estimator.uncertainty == .neighbourSpread)
         let position = estimator.estimate(
             from: [SpotCandidate(spotIndex: 0, spot: Self.spots[0], distance: 1), SpotCandidate(spotIndex: 3, spot: Spot(name: "mid", x: 2, y: 0, floor: 0), distance: 1)],
-            spots: Self.spots)
+            spots: SpotGrid(spots: Self.spots))
         // Then the radius is scale · sqrt(spread² + resolution²) = 2 · sqrt(1 + 1), as before
         #expect(abs(position.accuracy - 2 * 2.0.squareRoot()) < 1e-9)
     }

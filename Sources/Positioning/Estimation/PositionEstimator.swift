@@ -5,7 +5,7 @@ public protocol PositionEstimator: Sendable {
 
     /// A position from `candidates` (nearest first, all with finite distances, at least one).
     /// `spots` are all the venue's spots, to name the one nearest the estimate.
-    func estimate(from candidates: [SpotCandidate], spots: [Spot]) -> Position
+    func estimate(from candidates: [SpotCandidate], spots: SpotGrid) -> Position
 }
 
 /// How much each of the k nearest spots weighs in the estimate.
@@ -136,7 +136,7 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
 
     public var candidatesWanted: Int { max(neighbourCount, uncertainty.candidatesRead) }
 
-    public func estimate(from candidates: [SpotCandidate], spots: [Spot]) -> Position {
+    public func estimate(from candidates: [SpotCandidate], spots: SpotGrid) -> Position {
         precondition(!candidates.isEmpty, "estimate needs at least one candidate")
         let neighbours = candidates.prefix(neighbourCount)
         let best = neighbours.first!.distance
@@ -180,7 +180,7 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
 
     private func position(
         x: Double, y: Double, floor: Int, neighbours: ArraySlice<SpotCandidate>, weights: UnsafeBufferPointer<Double>,
-        candidates: [SpotCandidate], best: Float, spots: [Spot]
+        candidates: [SpotCandidate], best: Float, spots: SpotGrid
     ) -> Position {
         let spread: PositionCovariance = switch uncertainty {
         case .neighbourSpread:
@@ -197,7 +197,7 @@ public struct WeightedNearestSpots: PositionEstimator, Hashable {
             xx: spread.xx + resolution * resolution / 2, xy: spread.xy, yy: spread.yy + resolution * resolution / 2)
         let accuracy = max(minimumAccuracy, accuracyScale * floored.trace.squareRoot())
 
-        let nearest = spots.nearest(toX: x, y: y, floor: floor) ?? neighbours.first!.spot
+        let nearest = spots.nearest(toX: x, y: y, floor: floor).map { spots.spots[$0] } ?? neighbours.first!.spot
         return Position(
             x: x, y: y, floor: floor, accuracy: accuracy, spot: nearest.name, zone: nearest.zone,
             covariance: floored.scaled(toRadius: accuracy))

@@ -170,7 +170,7 @@ public struct Locator: Sendable {
         case .spots: candidates
         case .fingerprints: Self.nearestRows(distances, blocks: blocks, in: map, limit: estimator.candidatesWanted)
         }
-        var position = estimator.estimate(from: neighbours, spots: map.spots)
+        var position = estimator.estimate(from: neighbours, spots: map.spotGrid)
         // The estimator names the nearest spot's zone; drawn zones decide by where the position lies.
         if !map.zones.areas.isEmpty { position.zone = map.zones.zone(atX: position.x, y: position.y, floor: position.floor) }
         return LocationResult(

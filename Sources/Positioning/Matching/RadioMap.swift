@@ -21,6 +21,8 @@ public struct RadioMap: Sendable {
     public let spots: [Spot]
     /// Where the venue's zones are: what a position's zone is decided by.
     public let zones: ZoneLayout
+    /// ``spots`` by floor and place: which is nearest to a position, each floor's extent.
+    public var spotGrid: SpotGrid { zones.spotGrid }
     /// For every row, the index of its spot in ``spots``. Rows are ordered by spot.
     public let spotOfRow: [Int]
     /// The rows of each spot: rows are sorted by spot (stably), so each spot's rows are contiguous and

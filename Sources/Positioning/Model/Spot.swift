@@ -67,12 +67,20 @@ public struct Position: Hashable, Sendable, Codable {
 extension Collection<Spot> {
     /// The spot of `floor` nearest to (`x`, `y`), nil when the floor has none.
     public func nearest(toX x: Double, y: Double, floor: Int) -> Spot? {
-        var best: Spot?
+        nearestIndex(toX: x, y: y, floor: floor).map { self[$0] }
+    }
+
+    /// Where in the collection the spot of `floor` nearest to (`x`, `y`) is: the first at the smallest
+    /// finite squared distance, read over every spot (``SpotGrid`` answers the same without). Nil when the
+    /// floor has none.
+    public func nearestIndex(toX x: Double, y: Double, floor: Int) -> Index? {
+        var best: Index?
         var bestDistance = Double.infinity
-        for spot in self where spot.floor == floor {
+        for index in indices where self[index].floor == floor {
+            let spot = self[index]
             let distance = (spot.x - x) * (spot.x - x) + (spot.y - y) * (spot.y - y)
             if distance < bestDistance {
-                best = spot
+                best = index
                 bestDistance = distance
             }
         }

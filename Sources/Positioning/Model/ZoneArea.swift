@@ -137,6 +137,8 @@ public struct ZoneLayout: Hashable, Sendable {
     public let areas: [ZoneArea]
     /// The venue's spots, each with its zone resolved: its own, else the polygon's it stands in.
     public let spots: [Spot]
+    /// ``spots`` by floor and place: the nearest spot to a point without reading them all.
+    public let spotGrid: SpotGrid
     /// The drawn zones of each floor, and their names.
     private let areasByFloor: [Int: [ZoneArea]]
     private let drawnNamesByFloor: [Int: Set<String>]
@@ -159,11 +161,12 @@ public struct ZoneLayout: Hashable, Sendable {
             resolved.zone = area.name
             return resolved
         }
+        self.spotGrid = SpotGrid(spots: self.spots)
     }
 
     /// The zone (`x`, `y`) on `floor` lies in, without hysteresis: what one located scan says.
     public func zone(atX x: Double, y: Double, floor: Int) -> String? {
-        zone(atX: x, y: y, floor: floor, nearest: spots.nearest(toX: x, y: y, floor: floor))
+        zone(atX: x, y: y, floor: floor, nearest: spotGrid.nearest(toX: x, y: y, floor: floor).map { spots[$0] })
     }
 
     /// ``zone(atX:y:floor:)`` for a caller that already found the nearest of ``spots`` on the floor (the

@@ -132,7 +132,7 @@ public struct DeviceTracker: Sendable {
             var smoothed = bounded(smoother.smooth(measured, at: sample.time), in: map)
             smoothed.accuracy *= configuration.accuracyFactor
             smoothed.covariance = smoothed.covariance?.scaled(toRadius: smoothed.accuracy)
-            let nearest = map.spots.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor)
+            let nearest = map.spotGrid.nearest(toX: smoothed.x, y: smoothed.y, floor: smoothed.floor).map { map.spots[$0] }
             let zone = map.zones.zone(atX: smoothed.x, y: smoothed.y, floor: smoothed.floor, nearest: nearest)
             if let nearest {
                 smoothed.spot = nearest.name
@@ -156,12 +156,12 @@ public struct DeviceTracker: Sendable {
     /// `position` moved into the surveyed extent of its floor plus the margin; its spot and zone are
     /// refreshed when it moved. A floor without spots leaves it as it is.
     private func bounded(_ position: Position, in map: RadioMap) -> Position {
-        guard let extent = PlanarExtent(spots: map.spots, floor: position.floor)?.enlarged(by: configuration.extentMargin),
+        guard let extent = map.spotGrid.extent(ofFloor: position.floor)?.enlarged(by: configuration.extentMargin),
               !extent.contains(x: position.x, y: position.y)
         else { return position }
         var moved = position
         (moved.x, moved.y) = extent.clamped(x: position.x, y: position.y)
-        if let nearest = map.spots.nearest(toX: moved.x, y: moved.y, floor: moved.floor) {
+        if let nearest = map.spotGrid.nearest(toX: moved.x, y: moved.y, floor: moved.floor).map({ map.spots[$0] }) {
             moved.spot = nearest.name
             moved.zone = map.zones.zone(atX: moved.x, y: moved.y, floor: moved.floor, nearest: nearest)
         }

@@ -450,7 +450,7 @@ public struct SurveyCrossValidation: Sendable {
                             continue
                         }
                         let position = weightedEstimators[index].estimate(
-                            from: Array(candidates.prefix(weightedEstimators[index].candidatesWanted)), spots: map.spots)
+                            from: Array(candidates.prefix(weightedEstimators[index].candidatesWanted)), spots: map.spotGrid)
                         let error = truth.planarDistance(toX: position.x, y: position.y)
                         body(query, kind, index, Answer(error: error, bestDistance: bestSpot.distance, radius: position.accuracy, position: position))
                     }
