@@ -1,6 +1,7 @@
 // Loops for a profiler (callgrind counts instructions reliably; perf samples time):
 //   .build/release/Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
 //   .build/release/Profile record VENUE.json SURVEY.jsonl       (decode, build and store, phase by phase)
+//   .build/release/Profile recall [fingerprints]                 (strongest-beacon searches against the exhaustive one)
 //   valgrind --tool=callgrind .build/release/Profile locate 100000 20
 import FingerprintStore
 import Foundation
@@ -55,8 +56,46 @@ case "record":
         \(Int(Double(lines.count) / (Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18))) lines/s
         radio map of \(map!.count) fingerprints: read from the store \(loading), laid out \(building)
         """)
+case "recall":
+    // Profile recall [fingerprints]: on the large venue under the dB-offset metric with penalties 5 and 2,
+    // what each strongest-beacon search keeps of the exhaustive search's 8 and 32 nearest spots (of the
+    // venue's 64 scans between spots by another phone than the survey's, and of 300 of the survey's own
+    // scans), and the share of the map it reads: how the ladder's steps are chosen (never on a walk).
+    let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
+    let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: 100, floors: 4)
+    var locator = PositioningConfiguration().locator
+    locator.metric = DecibelOffsetMetric()
+    let queries = venue.queries.map { venue.map.query(for: $0) }
+    let truth = queries.map { CandidateSearchRecall.truth(of: $0, locator: locator, in: venue.map) }
+    // 300 of the survey's own scans, spread evenly and left in the map, as the tuner measures (not its very scans).
+    let surveyScans = (0..<300).map { venue.map.query(for: venue.references[$0 * venue.references.count / 300].fingerprint) }
+    let surveyTruth = surveyScans.map { CandidateSearchRecall.truth(of: $0, locator: locator, in: venue.map) }
+    func percent(_ share: Double) -> String { String(format: "%.2f%%", share * 100) }
+    func described(_ recall: CandidateSearchRecall) -> String {
+        "\(percent(recall.at8)) / \(percent(recall.at32))\(recall.isFull ? "" : " (short)")"
+    }
+    print("search: of the 8 / 32 nearest spots kept on another phone's 64 scans; on 300 survey scans; share of the map read")
+    let settings = [(4, 4, 2), (4, 5, 2), (5, 4, 2), (5, 5, 2), (5, 6, 2), (6, 5, 2), (6, 6, 2), (5, 5, 3), (6, 6, 3), (6, 6, 1)]
+    for (queryBeacons, referenceRank, minimumShared) in settings {
+        let search = CandidateSearch.strongestBeacons(
+            queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared, maximumShare: 0.25,
+            exactBelowBlocks: Locator.smallMapBlocks)
+        let recall = CandidateSearchRecall.measure(search, locator: locator, queries: queries, in: venue.map, truth: truth)
+        let onSurvey = CandidateSearchRecall.measure(search, locator: locator, queries: surveyScans, in: venue.map, truth: surveyTruth)
+        let onLadder = Locator.strongestBeaconLadder.firstIndex(of: search).map { " (ladder\($0))" } ?? ""
+        print("\(minimumShared) of \(queryBeacons) among \(referenceRank)\(onLadder): \(described(recall)); \(described(onSurvey)); \(percent(recall.readShare))")
+    }
+    // And the step the tuner takes on the venue's own survey (`survey tune`'s measurement, its own 300 scans).
+    let survey = venue.references.enumerated().map { index, reference in
+        SurveyedFingerprint(spot: reference.spot, run: index / 10, device: "rig", time: Double(index), fingerprint: reference.fingerprint)
+    }
+    let validation = SurveyCrossValidation(spots: venue.map.spots, survey: survey, scale: PositioningConfiguration().builder.scale)
+    let candidate = MapCandidate(window: .fingerprints(1), metric: .decibelOffset(floor: -100, queryOnly: 5, referenceOnly: 2, offsetShrinkage: 0))
+    let choice = try validation.candidateSearch(for: candidate, aggregation: .best)
+    let step = Locator.strongestBeaconLadder.firstIndex(of: choice.search).map { "ladder\($0)" } ?? "not on the ladder"
+    print("the tuner's choice on the venue's own survey: \(choice.search) (\(step)), \(choice.recall.map(described) ?? "no recall measured")")
 default:
-    // Profile locate [fingerprints] [iterations] [hall|large] [untuned|strongest|ladder0|ladder1|exhaustive|index]
+    // Profile locate [fingerprints] [iterations] [hall|large] [untuned|strongest|ladder0|ladder1|ladder2|exhaustive|index]
     // untuned: the untuned venue's locator (its metric, the exact beacon index); strongest: the dB-offset
     // metric with penalties 5 and 2 through the strongest-beacon search, under which it keeps the recall.
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
@@ -72,9 +111,10 @@ default:
         locator.metric = DecibelOffsetMetric()
         locator.candidateSearch = Locator.strongestBeaconSearch
     case let step where step.hasPrefix("ladder"):
-        // ladder0, ladder1, ladder2: a step of the tuner's ladder of strongest-beacon searches, narrowest first.
+        // ladder0, ladder1, ...: a step of the tuner's ladder of strongest-beacon searches, narrowest first.
         locator.metric = DecibelOffsetMetric()
-        locator.candidateSearch = Locator.strongestBeaconLadder[max(0, min(2, Int(step.dropFirst(6)) ?? 2))]
+        let last = Locator.strongestBeaconLadder.count - 1
+        locator.candidateSearch = Locator.strongestBeaconLadder[max(0, min(last, Int(step.dropFirst(6)) ?? last))]
     default: break
     }
     let queries = venue.queries.map { venue.map.query(for: $0) }
