@@ -63,8 +63,10 @@ case "recall":
     // scans), and the share of the map it reads: how the ladder's steps are chosen (never on a walk).
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
     let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: 100, floors: 4)
+    // One description of the metric, for both the locator measured here and the tuner's choice below.
+    let candidate = MapCandidate(window: .fingerprints(1), metric: .decibelOffset(floor: -100, queryOnly: 5, referenceOnly: 2, offsetShrinkage: 0))
     var locator = PositioningConfiguration().locator
-    locator.metric = DecibelOffsetMetric()
+    locator.metric = candidate.metric.make()
     let queries = venue.queries.map { venue.map.query(for: $0) }
     let truth = queries.map { CandidateSearchRecall.truth(of: $0, locator: locator, in: venue.map) }
     // 300 of the survey's own scans, spread evenly and left in the map, as the tuner measures (not its very scans).
@@ -90,7 +92,6 @@ case "recall":
         SurveyedFingerprint(spot: reference.spot, run: index / 10, device: "rig", time: Double(index), fingerprint: reference.fingerprint)
     }
     let validation = SurveyCrossValidation(spots: venue.map.spots, survey: survey, scale: PositioningConfiguration().builder.scale)
-    let candidate = MapCandidate(window: .fingerprints(1), metric: .decibelOffset(floor: -100, queryOnly: 5, referenceOnly: 2, offsetShrinkage: 0))
     let choice = try validation.candidateSearch(for: candidate, aggregation: .best)
     let step = Locator.strongestBeaconLadder.firstIndex(of: choice.search).map { "ladder\($0)" } ?? "not on the ladder"
     print("the tuner's choice on the venue's own survey: \(choice.search) (\(step)), \(choice.recall.map(described) ?? "no recall measured")")
