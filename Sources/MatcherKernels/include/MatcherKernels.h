@@ -55,4 +55,15 @@ void beaconfix_level_distances_dense_avx2(
     long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows);
 
+/// Whether one of the 8 distances at `distances` is under `bound` (NaN never is). In C because Swift's
+/// generic SIMD comparison compiles lane by lane through memory on the baseline target, while clang turns
+/// this loop into two vector comparisons: the matcher asks it of every selected block when it ranks rows.
+static inline int beaconfix_any_below8(const float *distances, float bound) {
+    int any = 0;
+    for (int lane = 0; lane < 8; lane++) {
+        any |= distances[lane] < bound;
+    }
+    return any;
+}
+
 #endif

@@ -1,3 +1,5 @@
+import MatcherKernels
+
 /// How the distances of a spot's reference fingerprints make the spot's distance.
 public enum SpotAggregation: Hashable, Sendable {
     /// The best fingerprint stands for the spot.
@@ -190,8 +192,22 @@ public struct Locator: Sendable {
         _ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int
     ) -> [SpotCandidate] {
         var best = NearestCandidates(limit: limit)
-        blocks.forEachRow(in: map) { row, slot in
-            best.offer(spot: map.spotOfRow[row], distance: distances[slot], in: map)
+        let lanes = RadioMap.lanes
+        var slot = 0
+        for run in blocks.runs {
+            for block in run {
+                // Once `limit` rows are kept, a block with no distance under the last of them has nothing to
+                // offer (offer would turn every one away): one vector comparison passes over it.
+                if !distances.hasDistance(below: best.admissionBound, inBlockAt: slot) {
+                    slot += lanes
+                    continue
+                }
+                let first = block * lanes
+                for row in first..<min(first + lanes, map.count) {
+                    best.offer(spot: map.spotOfRow[row], distance: distances[slot + row - first], in: map)
+                }
+                slot += lanes
+            }
         }
         return best.candidates
     }
@@ -202,8 +218,15 @@ public struct Locator: Sendable {
     /// ``nearest(_:in:limit:)`` of ``spotDistances(fromRowDistances:in:)`` answers for the whole map, in the
     /// same order on ties. A spot split by a gap of unselected rows is aggregated over its selected rows,
     /// the others sharing no beacon with the query.
+    ///
+    /// With ``SpotAggregation/best``, a block none of whose distances is under the last of `limit` spots
+    /// already kept is passed over: a spot's distance is then the least of its other rows', and where that
+    /// is not under the last kept one either, the spot was going to be turned away whatever its rows in
+    /// the block (the bound only falls as spots are kept). The mean of a spot's best rows can fall under
+    /// the bound with one of its rows above it, so that aggregation reads every row.
     func nearestSpots(_ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int) -> [SpotCandidate] {
         var nearest = NearestCandidates(limit: limit)
+        let passesOverBlocks = keptPerSpot == 1
         withUnsafeTemporaryAllocation(of: Float.self, capacity: keptPerSpot) { best in
             var aggregator = SpotAggregator(best: best)
             var slotBase = 0
@@ -211,8 +234,16 @@ public struct Locator: Sendable {
                 let firstRow = run.lowerBound * RadioMap.lanes, endRow = min(run.upperBound * RadioMap.lanes, map.count)
                 var row = firstRow
                 while row < endRow {
+                    // Segments end at block boundaries too, so every block is looked at before it is read.
+                    let blockEnd = min((row / RadioMap.lanes + 1) * RadioMap.lanes, endRow)
+                    if passesOverBlocks, row % RadioMap.lanes == 0,
+                        !distances.hasDistance(below: nearest.admissionBound, inBlockAt: slotBase + row - firstRow)
+                    {
+                        row = blockEnd
+                        continue
+                    }
                     let spot = map.spotOfRow[row]
-                    let segmentEnd = min(map.spotRanges[spot].upperBound, endRow)
+                    let segmentEnd = min(map.spotRanges[spot].upperBound, blockEnd)
                     if spot != aggregator.spot {
                         if let finished = aggregator.finish() { nearest.offer(spot: finished.spot, distance: finished.distance, in: map) }
                         aggregator.start(spot)
@@ -338,6 +369,12 @@ struct NearestCandidates {
         candidates.reserveCapacity(limit + 1)
     }
 
+    /// What a distance must be under to be kept: the last kept one's once `limit` are kept, until then
+    /// infinity (only finite distances are kept).
+    var admissionBound: Float {
+        candidates.count == limit ? candidates[limit - 1].distance : .infinity
+    }
+
     @inline(__always)
     mutating func offer(spot: Int, distance: Float, in map: RadioMap) {
         guard distance.isFinite else { return }
@@ -345,5 +382,16 @@ struct NearestCandidates {
         let position = candidates.firstIndex { distance < $0.distance } ?? candidates.endIndex
         candidates.insert(SpotCandidate(spotIndex: spot, spot: map.spots[spot], distance: distance), at: position)
         if candidates.count > limit { candidates.removeLast() }
+    }
+}
+
+extension UnsafeBufferPointer<Float> {
+    /// Whether one of the block of ``RadioMap/lanes`` (8, what `beaconfix_any_below8` reads) distances
+    /// starting at `slot` is under `bound` (NaN never is); true where the buffer ends inside the block,
+    /// which is then read row by row.
+    @inline(__always)
+    func hasDistance(below bound: Float, inBlockAt slot: Int) -> Bool {
+        guard slot + RadioMap.lanes <= count, let base = baseAddress else { return true }
+        return beaconfix_any_below8(base + slot, bound) != 0
     }
 }
