@@ -173,8 +173,9 @@ extension RadioMap {
                     count = min(count + 1, wanted)
                 }
                 for column in chosen.prefix(count) {
-                    for entry in strongBlocks[strongStart[column]..<strongStart[column + 1]] where entry.rank < rank {
-                        let block = Int(entry.block)
+                    let first = column * Self.rankedBeacons
+                    for entry in strongBlocks[strongStart[first]..<strongStart[first + Int(rank)]] {
+                        let block = Int(entry)
                         if shared > 1 {
                             // A column lists a block once, so a block's count is the number of chosen beacons it ranks.
                             counts[block] += 1
@@ -309,15 +310,19 @@ struct StrongIndexBuilder {
         }
     }
 
-    func finish() -> (start: [Int], blocks: [StrongBlock]) {
-        var start = [Int](repeating: 0, count: perColumn.count + 1)
-        var blocks: [StrongBlock] = []
+    /// The lists laid out as ``RadioMap``'s `strongStart` and `strongBlocks`: per column, its blocks grouped by
+    /// best rank, ascending blocks within a group.
+    func finish() -> (start: [Int], blocks: [Int32]) {
+        var start = [Int](repeating: 0, count: perColumn.count * ranked + 1)
+        var blocks: [Int32] = []
         blocks.reserveCapacity(perColumn.reduce(0) { $0 + $1.count })
         for (column, list) in perColumn.enumerated() {
-            start[column] = blocks.count
-            blocks.append(contentsOf: list)
+            for rank in 0..<ranked {
+                start[column * ranked + rank] = blocks.count
+                for entry in list where Int(entry.rank) == rank { blocks.append(entry.block) }
+            }
         }
-        start[perColumn.count] = blocks.count
+        start[perColumn.count * ranked] = blocks.count
         return (start, blocks)
     }
 }

@@ -77,10 +77,12 @@ public struct RadioMap: Sendable {
     let columnRunStart: [Int]
     let columnRuns: [Range<Int>]
     /// Per beacon, the blocks in which some fingerprint ranks it among its ``rankedBeacons`` strongest,
-    /// with the best such rank (0 the strongest): column `c`'s are
-    /// `strongBlocks[strongStart[c] ..< strongStart[c + 1]]`, by ascending block (``strongestBeaconBlocks(for:queryBeacons:referenceRank:minimumShared:)``).
+    /// grouped by the best such rank (0 the strongest), ascending blocks within a group: column `c`'s blocks
+    /// of best rank `k` are `strongBlocks[strongStart[c * rankedBeacons + k] ..< strongStart[c * rankedBeacons + k + 1]]`.
+    /// A column's groups follow one another, so the blocks that rank it under `r` are one contiguous slice,
+    /// read without looking at a rank (``strongestBeaconBlocks(for:queryBeacons:referenceRank:minimumShared:)``).
     let strongStart: [Int]
-    let strongBlocks: [StrongBlock]
+    let strongBlocks: [Int32]
 
     /// How many of each fingerprint's strongest beacons the strongest-beacon index keeps.
     public static let rankedBeacons = 8
