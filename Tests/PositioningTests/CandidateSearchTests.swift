@@ -158,7 +158,7 @@ struct CandidateSearchTests {
         let heavyRecall = try #require(heavy.recall), lightRecall = try #require(light.recall)
         print("tuner's search: penalties 10/5: \(heavy.search), recall \(heavyRecall.at8) / \(heavyRecall.at32); 2/1: \(light.search), recall \(lightRecall.at8) / \(lightRecall.at32)")
         #expect(heavyRecall.queries == SurveyCrossValidation.candidateSearchQueries)
-        #expect(heavyRecall.isFull && Locator.strongestBeaconLadder.contains(heavy.search))
+        #expect(heavyRecall.isFull && (Locator.strongestBeaconLadder + Locator.spotsFirstSearches).contains(heavy.search))
         #expect(!lightRecall.isFull && light.search == .beaconIndex)
         // And a small map is read whole, with no recall measured
         let small = SurveyCrossValidation(spots: venue.spots, survey: Array(survey.prefix(800)), scale: PositioningConfiguration().builder.scale)

@@ -23,6 +23,19 @@ struct SearchDescriptionTests {
         #expect(description.contains("8 nearest spots 100.0%, of its 32 nearest 100.0% on 300 survey scans, reading 5.0% of the map"), "\(description)")
     }
 
+    @Test("a spots-first search is named with its spots, its coarse step and the recall")
+    func spotsFirst() {
+        // Given the tuner chose the 64 nearest spot centroids ranked inside the ladder's narrowest step
+        let search = CandidateSearch.spotsFirst(keep: 64, coarse: Locator.strongestBeaconLadder[0])
+        let description = VenueTuning.describeSearch(search, recall: Self.recall(found32: 9_599))
+        // Then the sentence names both stages and the figures, never the exact index
+        #expect(
+            description.hasPrefix(
+                "spots first, the fingerprints of the 64 nearest spot centroids, ranked where 2 of the scan's 4 strongest among a centroid's 4 strongest ("),
+            "\(description)")
+        #expect(description.contains("of its 32 nearest 100.0% on 300 survey scans"), "\(description)")
+    }
+
     @Test("the exact beacon index, when every step fell short or the map is small")
     func exactIndex() {
         // Given no step kept 99.9% of the 32 nearest (the widest kept 9,500 of 9,600)

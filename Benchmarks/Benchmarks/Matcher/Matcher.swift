@@ -129,6 +129,24 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    // Spots first (Locator.spotsFirstSearches): the 256 nearest spot centroids among those the
+    // strongest-beacon search selects, then only their fingerprints. It keeps the recall at 100,000
+    // fingerprints, where the tuner takes it over the ladder; at 1,000,000 it falls short, and is timed there
+    // only to compare.
+    var spotsFirst = strongest
+    spotsFirst.candidateSearch = Locator.spotsFirstSearches[0]
+    for named in [100_000, 1_000_000] {
+        let size = builtSize(named, .large)
+        Benchmark(
+            "locate (dB-offset 5/2, spots first, 256 nearest centroids), \(size) fingerprints, large",
+            configuration: .init(setup: { _ = queries(.large, size) })
+        ) { benchmark in
+            let map = venue(.large, size).map, query = nextOf(queries(.large, size))
+            for _ in benchmark.scaledIterations {
+                blackHole(spotsFirst.locate(query, in: map))
+            }
+        }
+    }
     // A batch of the venue's 64 queries: the index searches order them by where they read the map.
     for (layout, named) in [(Layout.large, 100_000), (.hall, 10_000)] {
         let size = builtSize(named, layout)
@@ -145,15 +163,18 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     // Allocations alone, per locate, whatever the size: nothing is allocated per fingerprint.
-    for (layout, named) in [(Layout.hall, 1_000), (.large, 100_000)] {
+    for (layout, named, name, locator) in [
+        (Layout.hall, 1_000, "strongest-beacon search", strongest), (.large, 100_000, "strongest-beacon search", strongest),
+        (.large, 100_000, "spots first", spotsFirst),
+    ] {
         let size = builtSize(named, layout)
         Benchmark(
-            "allocations per locate (dB-offset 5/2, strongest-beacon search), \(size) fingerprints, \(layout.rawValue)",
+            "allocations per locate (dB-offset 5/2, \(name)), \(size) fingerprints, \(layout.rawValue)",
             configuration: .init(metrics: [.mallocCountTotal], maxIterations: 100, setup: { _ = queries(layout, size) })
         ) { benchmark in
             let map = venue(layout, size).map, query = nextOf(queries(layout, size))
             for _ in benchmark.scaledIterations {
-                blackHole(strongest.locate(query, in: map))
+                blackHole(locator.locate(query, in: map))
             }
         }
     }

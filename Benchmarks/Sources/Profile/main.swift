@@ -1,7 +1,7 @@
 // Loops for a profiler (callgrind counts instructions reliably; perf samples time):
 //   .build/release/Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
 //   .build/release/Profile record VENUE.json SURVEY.jsonl       (decode, build and store, phase by phase)
-//   .build/release/Profile recall [fingerprints]                 (strongest-beacon searches against the exhaustive one)
+//   .build/release/Profile recall [fingerprints] [keep,keep,...] (strongest-beacon and spots-first searches against the exhaustive one)
 //   valgrind --tool=callgrind .build/release/Profile locate 100000 20
 import FingerprintStore
 import Foundation
@@ -87,13 +87,30 @@ case "recall":
         let onLadder = Locator.strongestBeaconLadder.firstIndex(of: search).map { " (ladder\($0))" } ?? ""
         print("\(minimumShared) of \(queryBeacons) among \(referenceRank)\(onLadder): \(described(recall)); \(described(onSurvey)); \(percent(recall.readShare))")
     }
+    // Spots first: the nearest spot centroids, ranked inside a ladder step's selection of the centroids,
+    // then only those spots' fingerprints.
+    let keeps = arguments.count > 3 ? arguments[3].split(separator: ",").compactMap { Int($0) } : [64, 128, 256]
+    for keep in keeps {
+        for (step, coarse) in Locator.strongestBeaconLadder.enumerated() {
+            let search = CandidateSearch.spotsFirst(keep: keep, coarse: coarse)
+            let recall = CandidateSearchRecall.measure(search, locator: locator, queries: queries, in: venue.map, truth: truth)
+            let onSurvey = CandidateSearchRecall.measure(search, locator: locator, queries: surveyScans, in: venue.map, truth: surveyTruth)
+            let centroidBlocks = queries.map {
+                var coarseLocator = locator
+                coarseLocator.candidateSearch = coarse
+                return coarseLocator.candidateBlocks(for: $0, in: venue.map.spotCentroids ?? venue.map).blockCount
+            }.reduce(0, +) / queries.count
+            print("spots first, \(keep) nearest centroids in ladder\(step): \(described(recall)); \(described(onSurvey)); \(percent(recall.readShare)) of the map (\(recall.blocksRead / max(1, recall.queries)) blocks) after \(centroidBlocks) centroid blocks")
+        }
+    }
     // And the step the tuner takes on the venue's own survey (`survey tune`'s measurement, its own 300 scans).
     let survey = venue.references.enumerated().map { index, reference in
         SurveyedFingerprint(spot: reference.spot, run: index / 10, device: "rig", time: Double(index), fingerprint: reference.fingerprint)
     }
     let validation = SurveyCrossValidation(spots: venue.map.spots, survey: survey, scale: PositioningConfiguration().builder.scale)
     let choice = try validation.candidateSearch(for: candidate, aggregation: .best)
-    let step = Locator.strongestBeaconLadder.firstIndex(of: choice.search).map { "ladder\($0)" } ?? "not on the ladder"
+    let step = Locator.strongestBeaconLadder.firstIndex(of: choice.search).map { "ladder\($0)" }
+        ?? (Locator.spotsFirstSearches.contains(choice.search) ? "spots first" : "neither on the ladder nor spots first")
     print("the tuner's choice on the venue's own survey: \(choice.search) (\(step)), \(choice.recall.map(described) ?? "no recall measured")")
 default:
     // Profile locate [fingerprints] [iterations] [hall|large] [untuned|strongest|ladder0|ladder1|ladder2|exhaustive|index]
@@ -116,10 +133,17 @@ default:
         locator.metric = DecibelOffsetMetric()
         let last = Locator.strongestBeaconLadder.count - 1
         locator.candidateSearch = Locator.strongestBeaconLadder[max(0, min(last, Int(step.dropFirst(6)) ?? last))]
+    case let step where step.hasPrefix("spots"):
+        // spotsKEEP-STEP: the KEEP nearest spot centroids, ranked in ladder step STEP's selection of them.
+        locator.metric = DecibelOffsetMetric()
+        let parts = step.dropFirst(5).split(separator: "-").compactMap { Int($0) }
+        let ladder = Locator.strongestBeaconLadder
+        locator.candidateSearch = .spotsFirst(
+            keep: parts.first ?? 64, coarse: ladder[max(0, min(ladder.count - 1, parts.count > 1 ? parts[1] : 0))])
     default: break
     }
     let queries = venue.queries.map { venue.map.query(for: $0) }
-    let selected = queries.map { venue.map.candidateBlocks(for: $0, search: locator.candidateSearch).blockCount }
+    let selected = queries.map { locator.candidateBlocks(for: $0, in: venue.map).blockCount }
     print("\(venue.summary); \(locator.candidateSearch) selects \(selected.reduce(0, +) / selected.count) of \(venue.map.blockCount) blocks on average; queries hear \(queries.map(\.presentColumns.count).reduce(0, +) / queries.count) beacons")
     if arguments.count > 6 {
         // Beacons heard per block of 8 (the union over its rows), over every block.
@@ -138,7 +162,7 @@ default:
     // What a batch of all the queries could share: blocks the 64 selections have in common.
     var union = Set<Int>()
     for query in queries {
-        for run in venue.map.candidateBlocks(for: query, search: locator.candidateSearch).runs { union.formUnion(run) }
+        for run in locator.candidateBlocks(for: query, in: venue.map).runs { union.formUnion(run) }
     }
     print("a batch of \(queries.count) reads \(selected.reduce(0, +)) blocks query by query, \(union.count) distinct")
     var located = 0

@@ -91,6 +91,17 @@ public enum CandidateSearch: Hashable, Sendable, Codable {
     /// the recall measured on its own survey under its own metric clears the bar, which ``SurveyTuner``
     /// checks when it tunes the venue.
     case strongestBeacons(queryBeacons: Int, referenceRank: Int, minimumShared: Int, maximumShare: Double, exactBelowBlocks: Int)
+    /// Spots first, then their fingerprints: `coarse` selects rows of the map's ``RadioMap/spotCentroids``
+    /// (one per spot, ten times fewer than fingerprints in a survey of ten per spot), the metric ranks
+    /// them, and only the blocks of the `keep` nearest spots' fingerprints are read. A survey's selection
+    /// then stays the size of a neighbourhood of spots however densely the venue is surveyed, where
+    /// ``strongestBeacons(queryBeacons:referenceRank:minimumShared:maximumShare:exactBelowBlocks:)`` grows
+    /// with the fingerprints around the scan. Approximate twice over: the coarse search's recall, and a
+    /// spot whose centroid is far while one of its fingerprints is near. So it is measured like the
+    /// strongest-beacon search (``CandidateSearchRecall``). A map without centroids (small, or one
+    /// fingerprint per spot) is searched by `coarse` itself. It takes a metric to rank spots, so only
+    /// ``Locator/candidateBlocks(for:in:)`` selects it.
+    indirect case spotsFirst(keep: Int, coarse: CandidateSearch)
 }
 
 extension RadioMap {
@@ -109,11 +120,16 @@ extension RadioMap {
         }
     }
 
-    /// The blocks `search` selects for `query`.
-    public func candidateBlocks(for query: QueryVector, search: CandidateSearch) -> BlockSelection {
+    /// The blocks `search` selects for `query`, for the searches that need no metric: a
+    /// ``CandidateSearch/spotsFirst(keep:coarse:)`` search ranks spots under one, and
+    /// ``Locator/candidateBlocks(for:in:)`` selects with every search.
+    func candidateBlocks(for query: QueryVector, search: CandidateSearch) -> BlockSelection {
         switch search {
         case .exhaustive: return .all(of: self)
         case .beaconIndex: return candidateBlocks(for: query)
+        case .spotsFirst(_, let coarse):
+            // Unreachable from Locator, which ranks the spots itself; the coarse search is the nearest answer.
+            return candidateBlocks(for: query, search: coarse)
         case .strongestBeacons(let queryBeacons, let referenceRank, let minimumShared, let maximumShare, let exactBelowBlocks):
             let words = (blockCount + 63) / 64
             guard words > 0 else { return BlockSelection(runs: []) }
@@ -191,6 +207,48 @@ extension RadioMap {
             }
         }
         return selected
+    }
+
+    /// The blocks holding the fingerprints of `spots` (indices into ``spots``), as runs.
+    func blocks(ofSpots spots: some Sequence<Int>) -> BlockSelection {
+        blocks(ofSpotsMarkedBy: { mark in spots.forEach(mark) })
+    }
+
+    /// The blocks holding the fingerprints of the spots `marking` marks (indices into ``spots``, any order,
+    /// repeats allowed), as runs: one bitmap of the map's blocks and the runs array are allocated.
+    func blocks(ofSpotsMarkedBy marking: (_ mark: (_ spot: Int) -> Void) -> Void) -> BlockSelection {
+        let words = (blockCount + 63) / 64
+        guard words > 0 else { return BlockSelection(runs: []) }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
+            bits.initialize(repeating: 0)
+            marking { spot in
+                let rows = spotRanges[spot]
+                guard !rows.isEmpty else { return }
+                Self.set((rows.lowerBound / Self.lanes)..<((rows.upperBound + Self.lanes - 1) / Self.lanes), in: bits)
+            }
+            return Self.runs(of: bits, blockCount: blockCount)
+        }
+    }
+
+    /// ``blocks(ofSpotsMarkedBy:)`` for spots marked in ascending order (repeats allowed), laid out with no
+    /// bitmap: rows are ordered by spot, so their blocks come in order too. `marking` runs twice, first to
+    /// size the runs array, the one allocation.
+    func blocks(ofAscendingSpotsMarkedBy marking: (_ mark: (_ spot: Int) -> Void) -> Void) -> BlockSelection {
+        var marked = 0
+        marking { _ in marked += 1 }
+        var runs: [Range<Int>] = []
+        runs.reserveCapacity(marked)
+        marking { spot in
+            let rows = spotRanges[spot]
+            guard !rows.isEmpty else { return }
+            let blocks = (rows.lowerBound / Self.lanes)..<((rows.upperBound + Self.lanes - 1) / Self.lanes)
+            if let last = runs.last, blocks.lowerBound <= last.upperBound {
+                runs[runs.count - 1] = last.lowerBound..<max(last.upperBound, blocks.upperBound)
+            } else {
+                runs.append(blocks)
+            }
+        }
+        return BlockSelection(runs: runs)
     }
 
     /// The runs of blocks in which at least one fingerprint hears the beacon of `column`, ascending.

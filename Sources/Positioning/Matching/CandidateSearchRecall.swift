@@ -12,7 +12,8 @@ public struct CandidateSearchRecall: Sendable, Hashable, Codable {
     /// Of the exhaustive search's 32 nearest spots per query, how many the search also ranked among its 32.
     public var found32 = 0
     public var wanted32 = 0
-    /// Blocks the search selected, and the map's blocks, summed over the queries.
+    /// Blocks the search selected (with a spots-first search's centroid blocks), and the map's blocks,
+    /// summed over the queries.
     public var blocksRead = 0
     public var blocks = 0
     public var queries = 0
@@ -45,8 +46,10 @@ public struct CandidateSearchRecall: Sendable, Hashable, Codable {
         _ search: CandidateSearch, locator: Locator, queries: [QueryVector], in map: RadioMap, truth: [[Int]]? = nil
     ) -> CandidateSearchRecall {
         var recall = CandidateSearchRecall()
+        var searching = locator
+        searching.candidateSearch = search
         for (index, query) in queries.enumerated() {
-            let blocks = map.candidateBlocks(for: query, search: search)
+            let blocks = searching.candidateBlocks(for: query, in: map)
             let nearest = withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
                 locator.metric.distances(from: query, in: map, blocks: blocks, into: packed)
                 return locator.nearestSpots(UnsafeBufferPointer(packed), blocks: blocks, in: map, limit: 32)
@@ -58,6 +61,12 @@ public struct CandidateSearchRecall: Sendable, Hashable, Codable {
             recall.found32 += exhaustive.filter { kept32.contains($0) }.count
             recall.wanted32 += exhaustive.count
             recall.blocksRead += blocks.blockCount
+            if case .spotsFirst(_, let coarse) = search, let centroids = map.spotCentroids {
+                // The centroids' blocks are read too, before the fingerprints'.
+                var ranking = locator
+                ranking.candidateSearch = coarse
+                recall.blocksRead += ranking.candidateBlocks(for: query, in: centroids).blockCount
+            }
             recall.blocks += map.blockCount
             recall.queries += 1
         }

@@ -69,6 +69,16 @@ public struct Locator: Sendable {
 
     public static let smallMapBlocks = 1_024
 
+    /// The spots-first searches ``SurveyTuner`` also tries (``CandidateSearch/spotsFirst(keep:coarse:)``):
+    /// the fingerprints of the 256 spots whose centroids are nearest among those ``strongestBeaconSearch``
+    /// selects. Chosen on the 4-floor synthetic venue (`Profile recall`, never a walk): at 100,000
+    /// fingerprints it keeps every one of the 8 nearest spots and 99.9% of the 32 nearest on another
+    /// phone's scans reading 2.7% of the map after 0.7% of it in centroids, where the ladder's narrowest
+    /// step with that recall reads 5.0%; fewer spots, or a narrower coarse step, fall short there. At
+    /// 1,000,000 fingerprints, ten times denser, centroids of neighbouring spots differ by less than a
+    /// scan's noise, and it falls short: the ladder's narrowest step is taken there.
+    public static let spotsFirstSearches: [CandidateSearch] = [.spotsFirst(keep: 256, coarse: strongestBeaconSearch)]
+
     public init(
         metric: any FingerprintMetric,
         aggregation: SpotAggregation = .best,
@@ -97,7 +107,70 @@ public struct Locator: Sendable {
     /// Locates a query already laid out along `map`'s columns.
     public func locate(_ query: QueryVector, in map: RadioMap) -> LocationResult {
         if let early = precheck(query) { return early }
-        return locate(query, blocks: map.candidateBlocks(for: query, search: candidateSearch), in: map)
+        return locate(query, blocks: candidateBlocks(for: query, in: map), in: map)
+    }
+
+    /// The blocks of `map` that ``candidateSearch`` selects for `query`. A
+    /// ``CandidateSearch/spotsFirst(keep:coarse:)`` search measures the map's spot centroids under
+    /// ``metric`` and keeps the blocks of the spots whose centroids are as near as the `keep`-th nearest
+    /// (more where distances tie): a selection, not a ranking, so no list of spots is built.
+    public func candidateBlocks(for query: QueryVector, in map: RadioMap) -> BlockSelection {
+        guard case .spotsFirst(let keep, let coarse) = candidateSearch else { return map.candidateBlocks(for: query, search: candidateSearch) }
+        var coarseSearch = self
+        coarseSearch.candidateSearch = coarse
+        guard let centroids = map.spotCentroids else { return coarseSearch.candidateBlocks(for: query, in: map) }
+        let coarseBlocks = coarseSearch.candidateBlocks(for: query, in: centroids)
+        // One allocation for the centroids' distances and the copy of the finite ones the selection reorders.
+        let distanceCount = max(1, coarseBlocks.packedCount)
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * distanceCount) { buffer in
+            let packed = UnsafeMutableBufferPointer(rebasing: buffer[..<distanceCount])
+            let finite = UnsafeMutableBufferPointer(rebasing: buffer[distanceCount...])
+            metric.distances(from: query, in: centroids, blocks: coarseBlocks, into: packed)
+            var count = 0
+            for distance in packed where distance.isFinite {
+                finite[count] = distance
+                count += 1
+            }
+            let bound = Self.smallest(max(1, keep), of: UnsafeMutableBufferPointer(rebasing: finite[..<count]))
+            // Centroid rows come in spot order, so the spots are marked in ascending order.
+            return map.blocks(ofAscendingSpotsMarkedBy: { mark in
+                coarseBlocks.forEachRow(in: centroids) { row, slot in
+                    // Fewer finite distances than `keep` make the bound infinite: centroids sharing no beacon stay out.
+                    if packed[slot] <= bound, packed[slot].isFinite { mark(centroids.spotOfRow[row]) }
+                }
+            })
+        }
+    }
+
+    /// The `rank`-th smallest of `values` (reordered), infinity when there are fewer: Hoare's selection,
+    /// linear on average, where keeping the nearest in order would cost `rank` moves per offer.
+    static func smallest(_ rank: Int, of values: UnsafeMutableBufferPointer<Float>) -> Float {
+        guard rank <= values.count else { return .infinity }
+        var low = 0, high = values.count - 1
+        let target = rank - 1
+        while low < high {
+            // The median of three as pivot: sorted or constant runs stay linear.
+            let middle = low + (high - low) / 2
+            let pivot = max(min(values[low], values[middle]), min(max(values[low], values[middle]), values[high]))
+            var left = low, right = high
+            while left <= right {
+                while values[left] < pivot { left += 1 }
+                while values[right] > pivot { right -= 1 }
+                if left <= right {
+                    values.swapAt(left, right)
+                    left += 1
+                    right -= 1
+                }
+            }
+            if target <= right {
+                high = right
+            } else if target >= left {
+                low = left
+            } else {
+                return values[target]
+            }
+        }
+        return values[target]
     }
 
     private func locate(_ query: QueryVector, blocks: BlockSelection, in map: RadioMap) -> LocationResult {
@@ -116,7 +189,7 @@ public struct Locator: Sendable {
     ///   still in the cache instead of reading them from memory again.
     public func locate(batch queries: [QueryVector], in map: RadioMap) -> [LocationResult] {
         guard candidateSearch == .exhaustive else {
-            let selections = queries.map { precheck($0) == nil ? map.candidateBlocks(for: $0, search: candidateSearch) : nil }
+            let selections = queries.map { precheck($0) == nil ? candidateBlocks(for: $0, in: map) : nil }
             let order = queries.indices.sorted { (selections[$0]?.middleBlock ?? -1, $0) < (selections[$1]?.middleBlock ?? -1, $1) }
             var answers = [LocationResult?](repeating: nil, count: queries.count)
             for index in order {

@@ -87,6 +87,14 @@ public struct RadioMap: Sendable {
     /// How many of each fingerprint's strongest beacons the strongest-beacon index keeps.
     public static let rankedBeacons = 8
 
+    /// One row per surveyed spot, its fingerprints' centroid (``SpotCentroids``), along the same columns:
+    /// what ``CandidateSearch/spotsFirst(keep:coarse:)`` ranks before reading any fingerprint. Built with
+    /// the map when it has at least ``Locator/smallMapBlocks`` blocks and some spot more than one
+    /// fingerprint; nil otherwise (the map is read whole in well under a millisecond, or it already is one
+    /// row per spot).
+    public var spotCentroids: RadioMap? { centroids?.map }
+    private let centroids: SpotCentroids?
+
     /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices, ordered by spot
     /// (fingerprints of one spot keep their order), each beacon as `representation` says: build the map
     /// with the representation of the metric that will read it. `zoneAreas` are the venue's drawn zones.
@@ -172,6 +180,12 @@ public struct RadioMap: Sendable {
         self.valueSum = valueSum
         self.columnOfBeacon = columnOfBeacon
         (columnRunStart, columnRuns) = Self.blockRunIndex(storage: storage, blockCount: blocks, beaconCount: width)
+        let surveyedSpots = spotRanges.count(where: { !$0.isEmpty })
+        centroids = blocks >= Locator.smallMapBlocks && fingerprints.count > surveyedSpots
+            ? SpotCentroids(
+                spots: spots, fingerprints: fingerprints, spotRanges: spotRanges, beacons: beacons,
+                representation: representation, layout: layout)
+            : nil
     }
 
     /// The column of `beacon`, nil when no reference fingerprint sees it.
@@ -202,6 +216,62 @@ public struct RadioMap: Sendable {
 
     /// Bytes of the blocks (dense or sparse) a SIMD query reads in full: what bounds a locate on a large map.
     public var compactBytes: Int { storage.valueBytes }
+}
+
+/// A map's spots as one row each, for ranking spots before their fingerprints: a spot's row hears every
+/// beacon one of its fingerprints hears, each at its mean level over all of them (relative power, or dB
+/// above the representation's floor; a fingerprint that does not hear it counts as 0). The union keeps
+/// the map's columns, so a query laid out for the map is laid out for this one too.
+final class SpotCentroids: Sendable {
+    let map: RadioMap
+
+    /// Nil when the centroids' map would not have the same columns (it always does: every beacon is heard
+    /// by some fingerprint, so by its spot's centroid) or could not be built.
+    init?(
+        spots: [Spot], fingerprints: [(spot: Int, fingerprint: Fingerprint)], spotRanges: [Range<Int>], beacons: [BeaconID],
+        representation: SignalRepresentation, layout: RadioMap.BlockLayout
+    ) {
+        var centroids: [(spot: Int, fingerprint: Fingerprint)] = []
+        centroids.reserveCapacity(spotRanges.count)
+        for (spot, rows) in spotRanges.enumerated() where !rows.isEmpty {
+            var sums: [BeaconID: (entry: FingerprintEntry, level: Double, count: Int)] = [:]
+            var samples = 0
+            for row in rows {
+                let fingerprint = fingerprints[row].fingerprint
+                samples += fingerprint.sampleCount
+                for (beacon, entry) in fingerprint.entries {
+                    var sum = sums[beacon] ?? (FingerprintEntry(relativePower: 0, meanRSSI: 0, dispersion: 0, visibility: 0), 0, 0)
+                    sum.entry.relativePower += entry.relativePower
+                    sum.entry.meanRSSI += entry.meanRSSI
+                    sum.entry.dispersion += entry.dispersion
+                    sum.entry.visibility += entry.visibility
+                    if case .decibels(let floor) = representation { sum.level += max(0, entry.meanRSSI - Double(floor)) }
+                    sum.count += 1
+                    sums[beacon] = sum
+                }
+            }
+            // Over all the spot's fingerprints, a silent one counting as nothing heard (level 0, relative
+            // power 0): a beacon its fingerprints rarely hear stands in the centroid as weak, which the
+            // metric charges little for where the query does not hear it either.
+            let fingerprintCount = Double(rows.count)
+            let entries = sums.mapValues { sum in
+                let heard = Double(sum.count)
+                let meanRSSI = if case .decibels(let floor) = representation {
+                    Double(floor) + sum.level / fingerprintCount
+                } else {
+                    sum.entry.meanRSSI / heard
+                }
+                return FingerprintEntry(
+                    relativePower: sum.entry.relativePower / Float(fingerprintCount), meanRSSI: meanRSSI,
+                    dispersion: sum.entry.dispersion / heard, visibility: sum.entry.visibility / fingerprintCount)
+            }
+            centroids.append((spot, Fingerprint(entries: entries, sampleCount: samples)))
+        }
+        guard let map = try? RadioMap(spots: spots, fingerprints: centroids, representation: representation, zoneAreas: [], layout: layout),
+            map.beacons == beacons
+        else { return nil }
+        self.map = map
+    }
 }
 
 /// A live fingerprint along a ``RadioMap``'s columns.

@@ -290,7 +290,8 @@ public struct SurveyCrossValidation: Sendable {
     /// How a venue with this survey is searched under `candidate`'s map and metric: by the first search of
     /// ``Locator/strongestBeaconLadder`` (narrowest first) whose recall of the exhaustive search's nearest
     /// spots (under `aggregation`) on up to ``candidateSearchQueries`` of the cross-validation queries clears
-    /// ``CandidateSearchRecall/isFull``, with that recall; by the exact ``CandidateSearch/beaconIndex`` where
+    /// ``CandidateSearchRecall/isFull``, or by one of ``Locator/spotsFirstSearches`` where it clears the bar
+    /// too reading fewer blocks (its centroids' counted), with that recall; by the exact ``CandidateSearch/beaconIndex`` where
     /// none does (with the widest one's recall), and on maps
     /// under ``Locator/smallMapBlocks`` blocks, which the strongest-beacon search reads whole anyway (no
     /// recall is measured for them). A query's own fingerprint stays in the map: both searches find it, and
@@ -309,12 +310,21 @@ public struct SurveyCrossValidation: Sendable {
         let sample = (0..<count).map { map.query(for: survey[queries[$0 * queries.count / count]].fingerprint) }
         let truth = sample.map { CandidateSearchRecall.truth(of: $0, locator: locator, in: map) }
         var widest: CandidateSearchRecall?
+        var cheapest: (search: CandidateSearch, recall: CandidateSearchRecall)?
         for search in Locator.strongestBeaconLadder {
             let recall = CandidateSearchRecall.measure(search, locator: locator, queries: sample, in: map, truth: truth)
-            if recall.isFull { return (search, recall) }
             widest = recall
+            if recall.isFull {
+                cheapest = (search, recall)
+                break
+            }
         }
-        return (.beaconIndex, widest)
+        // A spots-first search is not a subset of a ladder step: it is taken where it reads fewer blocks.
+        for search in Locator.spotsFirstSearches {
+            let recall = CandidateSearchRecall.measure(search, locator: locator, queries: sample, in: map, truth: truth)
+            if recall.isFull, recall.blocksRead < cheapest?.recall.blocksRead ?? .max { cheapest = (search, recall) }
+        }
+        return cheapest.map { ($0.search, $0.recall) } ?? (.beaconIndex, widest)
     }
 
     /// How many cross-validation queries ``candidateSearch(for:aggregation:)`` measures the recall on: enough

@@ -28,6 +28,13 @@ enum VenueTuning {
         switch (search, measured) {
         case (.strongestBeacons(let queryBeacons, let referenceRank, let minimumShared, _, _)?, let measured?):
             return "strongest beacons, \(minimumShared) of the scan's \(queryBeacons) strongest among a fingerprint's \(referenceRank) strongest (\(measured))"
+        case (.spotsFirst(let keep, let coarse)?, let measured?):
+            let within = switch coarse {
+            case .strongestBeacons(let queryBeacons, let referenceRank, let minimumShared, _, _):
+                "\(minimumShared) of the scan's \(queryBeacons) strongest among a centroid's \(referenceRank) strongest"
+            default: "every centroid sharing a beacon with the scan"
+            }
+            return "spots first, the fingerprints of the \(keep) nearest spot centroids, ranked where \(within) (\(measured))"
         case (_, let measured?): return "exact beacon index: the strongest-beacon search falls short under this metric (\(measured); at least 100% and \(percent(CandidateSearchRecall.required32)) are required)"
         default: return "exact beacon index (the map is small enough to read whole)"
         }
