@@ -209,29 +209,15 @@ extension RadioMap {
         return selected
     }
 
-    /// The blocks holding the fingerprints of `spots` (indices into ``spots``), as runs.
+    /// The blocks holding the fingerprints of `spots` (indices into ``spots``, any order, repeats allowed),
+    /// as runs.
     func blocks(ofSpots spots: some Sequence<Int>) -> BlockSelection {
-        blocks(ofSpotsMarkedBy: { mark in spots.forEach(mark) })
+        let ascending = spots.sorted()
+        return blocks(ofAscendingSpotsMarkedBy: { mark in ascending.forEach(mark) })
     }
 
-    /// The blocks holding the fingerprints of the spots `marking` marks (indices into ``spots``, any order,
-    /// repeats allowed), as runs: one bitmap of the map's blocks and the runs array are allocated.
-    func blocks(ofSpotsMarkedBy marking: (_ mark: (_ spot: Int) -> Void) -> Void) -> BlockSelection {
-        let words = (blockCount + 63) / 64
-        guard words > 0 else { return BlockSelection(runs: []) }
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
-            bits.initialize(repeating: 0)
-            marking { spot in
-                let rows = spotRanges[spot]
-                guard !rows.isEmpty else { return }
-                Self.set((rows.lowerBound / Self.lanes)..<((rows.upperBound + Self.lanes - 1) / Self.lanes), in: bits)
-            }
-            return Self.runs(of: bits, blockCount: blockCount)
-        }
-    }
-
-    /// ``blocks(ofSpotsMarkedBy:)`` for spots marked in ascending order (repeats allowed), laid out with no
-    /// bitmap: rows are ordered by spot, so their blocks come in order too. `marking` runs twice, first to
+    /// The blocks holding the fingerprints of the spots `marking` marks in ascending order (repeats
+    /// allowed), as runs laid out with no bitmap: rows are ordered by spot, so their blocks come in order too. `marking` runs twice, first to
     /// size the runs array, the one allocation.
     func blocks(ofAscendingSpotsMarkedBy marking: (_ mark: (_ spot: Int) -> Void) -> Void) -> BlockSelection {
         var marked = 0
