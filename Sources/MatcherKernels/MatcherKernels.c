@@ -85,19 +85,25 @@ static inline long next_selected(const long *runs, long run_count, long run, lon
 }
 
 /// A block's integer sums: per row, Σ e², Σ e, Σ r over the beacons both sides hear (in 1/256 dB², 1/16 dB,
-/// 1/16 dB), and minus the number of those beacons.
+/// 1/16 dB), and minus the number of those beacons. The count is kept per 16-bit lane (one column of one
+/// row) and widened when the block is finished: a lane falls by at most 1 a pair, and a block is cut into
+/// stretches of `BEACONFIX_PAIRS_PER_STRETCH` pairs, so it never wraps.
 typedef struct {
-    __m256i squared, differences, reference, minus_common;
+    __m256i squared, differences, reference, minus_common, minus_common_lanes;
 } level_sums;
 
+/// Pairs whose counts a 16-bit lane holds before they are widened (well under 32,768).
+#define BEACONFIX_PAIRS_PER_STRETCH 16384
+
 /// Adds one pair of columns: `levels` the 16 levels of a pair (row 0 of the first column, row 0 of the
-/// second, row 1 of the first, ...), `first` and `second` the query's levels of the two columns
-/// (`BEACONFIX_UNHEARD` for a column it does not hear).
+/// second, row 1 of the first, ...), `query_pair` the query's levels of the two columns, the first in the
+/// low 16 bits and the second in the high ones (`BEACONFIX_UNHEARD` for a column it does not hear): one
+/// 32-bit broadcast lays them out lane by lane as the levels are.
 __attribute__((target("avx2"), always_inline))
-static inline void add_pair(level_sums *sums, const int16_t *levels, int16_t first, int16_t second) {
+static inline void add_pair(level_sums *sums, const int16_t *levels, uint32_t query_pair) {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i reference = _mm256_loadu_si256((const __m256i *)levels);
-    __m256i query = _mm256_blend_epi16(_mm256_set1_epi16(first), _mm256_set1_epi16(second), 0xAA);
+    __m256i query = _mm256_set1_epi32((int)query_pair);
     // A lane counts where the reference hears the beacon (level at least 0) and the query hears it too.
     __m256i both = _mm256_andnot_si256(
         _mm256_cmpeq_epi16(query, _mm256_set1_epi16(BEACONFIX_UNHEARD)),
@@ -107,10 +113,22 @@ static inline void add_pair(level_sums *sums, const int16_t *levels, int16_t fir
     sums->differences = _mm256_add_epi32(sums->differences, _mm256_madd_epi16(difference, ones));
     sums->reference = _mm256_add_epi32(sums->reference, _mm256_madd_epi16(_mm256_and_si256(reference, both), ones));
     // A lane of `both` is -1 where it counts.
-    sums->minus_common = _mm256_add_epi32(sums->minus_common, _mm256_madd_epi16(both, ones));
+    sums->minus_common_lanes = _mm256_add_epi16(sums->minus_common_lanes, both);
 }
 
-/// The block's distances from its integer sums, through the same finishing as ever.
+/// Widens the 16-bit counts into the row's count (each row's two lanes added) and clears them.
+__attribute__((target("avx2"), always_inline))
+static inline void widen_counts(level_sums *sums) {
+    sums->minus_common = _mm256_add_epi32(sums->minus_common, _mm256_madd_epi16(sums->minus_common_lanes, _mm256_set1_epi16(1)));
+    sums->minus_common_lanes = _mm256_setzero_si256();
+}
+
+/// The query's levels of columns `first` and `second`, as `add_pair` takes them.
+static inline uint32_t query_pair(const int16_t *query_levels, long first, long second) {
+    return (uint32_t)(uint16_t)query_levels[first] | ((uint32_t)(uint16_t)query_levels[second] << 16);
+}
+
+/// The block's distances from its integer sums (its counts widened), through the same finishing as ever.
 __attribute__((target("avx2"), always_inline))
 static inline void finish_levels(
     const level_sums *sums, long block, long slot, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows) {
@@ -138,9 +156,13 @@ void beaconfix_level_distances_sparse_avx2(
                 beaconfix_prefetch_range(levels + pair_start[next] * 16, stored * 16 * (long)sizeof(int16_t));
                 beaconfix_prefetch_range(pair_columns + 2 * pair_start[next], stored * 2 * (long)sizeof(int32_t));
             }
-            level_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-            for (long pair = pair_start[block]; pair < pair_start[block + 1]; pair++) {
-                add_pair(&sums, levels + pair * 16, query_levels[pair_columns[2 * pair]], query_levels[pair_columns[2 * pair + 1]]);
+            level_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+            for (long stretch = pair_start[block]; stretch < pair_start[block + 1]; stretch += BEACONFIX_PAIRS_PER_STRETCH) {
+                long end = pair_start[block + 1] - stretch > BEACONFIX_PAIRS_PER_STRETCH ? stretch + BEACONFIX_PAIRS_PER_STRETCH : pair_start[block + 1];
+                for (long pair = stretch; pair < end; pair++) {
+                    add_pair(&sums, levels + pair * 16, query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]));
+                }
+                widen_counts(&sums);
             }
             finish_levels(&sums, block, slot, metric, rows);
             slot++;
@@ -173,10 +195,14 @@ void beaconfix_level_distances_dense_avx2(
                 }
             }
             const int16_t *block_pairs = levels + block * block_levels;
-            level_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-            for (long index = 0; index < pair_count; index++) {
-                long pair = query_pairs[index];
-                add_pair(&sums, block_pairs + pair * 16, query_levels[2 * pair], query_levels[2 * pair + 1]);
+            level_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+            for (long stretch = 0; stretch < pair_count; stretch += BEACONFIX_PAIRS_PER_STRETCH) {
+                long end = pair_count - stretch > BEACONFIX_PAIRS_PER_STRETCH ? stretch + BEACONFIX_PAIRS_PER_STRETCH : pair_count;
+                for (long index = stretch; index < end; index++) {
+                    long pair = query_pairs[index];
+                    add_pair(&sums, block_pairs + pair * 16, query_pair(query_levels, 2 * pair, 2 * pair + 1));
+                }
+                widen_counts(&sums);
             }
             finish_levels(&sums, block, slot, metric, rows);
             slot++;

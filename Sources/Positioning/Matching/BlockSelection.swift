@@ -5,14 +5,24 @@
 /// With ``all(of:)`` that is the row order itself, so a buffer of `map.count` distances is indexed by row.
 public struct BlockSelection: Sendable, Hashable {
     /// Runs of block indices, ascending and disjoint.
-    public let runs: [Range<Int>]
+    public private(set) var runs: [Range<Int>]
     /// Blocks in all runs together.
-    public let blockCount: Int
+    public private(set) var blockCount: Int
 
     /// `runs` must be ascending and disjoint.
     init(runs: [Range<Int>]) {
         self.runs = runs
         blockCount = runs.reduce(0) { $0 + $1.count }
+    }
+
+    /// The runs array, leaving the selection empty: uniquely held, so the next selection can be laid out in
+    /// its storage without allocating.
+    mutating func takeRuns() -> [Range<Int>] {
+        defer {
+            runs = []
+            blockCount = 0
+        }
+        return runs
     }
 
     /// Every block of `map`: the exhaustive search.
@@ -109,6 +119,11 @@ extension RadioMap {
     /// beacons' block runs (``blockRuns(ofColumn:)``), merged through a bitmap of the map's blocks. One
     /// array is allocated, for the runs.
     public func candidateBlocks(for query: QueryVector) -> BlockSelection {
+        candidateBlocks(for: query, reservingRuns: 0)
+    }
+
+    /// ``candidateBlocks(for:)`` with room for at least `reservingRuns` runs in its array.
+    func candidateBlocks(for query: QueryVector, reservingRuns: Int) -> BlockSelection {
         let words = (blockCount + 63) / 64
         guard words > 0 else { return BlockSelection(runs: []) }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
@@ -116,32 +131,35 @@ extension RadioMap {
             for column in query.presentColumns {
                 for run in columnRuns[columnRunStart[column]..<columnRunStart[column + 1]] { Self.set(run, in: bits) }
             }
-            return Self.runs(of: bits, blockCount: blockCount)
+            return Self.runs(of: bits, blockCount: blockCount, reserving: reservingRuns)
         }
     }
 
     /// The blocks `search` selects for `query`, for the searches that need no metric: a
     /// ``CandidateSearch/spotsFirst(keep:coarse:)`` search ranks spots under one, and
     /// ``Locator/candidateBlocks(for:in:)`` selects with every search.
-    func candidateBlocks(for query: QueryVector, search: CandidateSearch) -> BlockSelection {
+    ///
+    /// The runs array has room for at least `reservingRuns` runs: a spots-first search lays its spots' runs
+    /// out in the array of its centroids' selection.
+    func candidateBlocks(for query: QueryVector, search: CandidateSearch, reservingRuns: Int = 0) -> BlockSelection {
         switch search {
         case .exhaustive: return .all(of: self)
-        case .beaconIndex: return candidateBlocks(for: query)
+        case .beaconIndex: return candidateBlocks(for: query, reservingRuns: reservingRuns)
         case .spotsFirst(_, let coarse):
             // Unreachable from Locator, which ranks the spots itself; the coarse search is the nearest answer.
-            return candidateBlocks(for: query, search: coarse)
+            return candidateBlocks(for: query, search: coarse, reservingRuns: reservingRuns)
         case .strongestBeacons(let queryBeacons, let referenceRank, let minimumShared, let maximumShare, let exactBelowBlocks):
             let words = (blockCount + 63) / 64
             guard words > 0 else { return BlockSelection(runs: []) }
-            guard blockCount >= exactBelowBlocks else { return candidateBlocks(for: query) }
+            guard blockCount >= exactBelowBlocks else { return candidateBlocks(for: query, reservingRuns: reservingRuns) }
             let narrow: BlockSelection? = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
                 let selected = markStrongestBeaconBlocks(
                     for: query, queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared, in: bits)
                 // Too wide a selection saves little: the exact index is read instead, without laying this one out.
                 guard selected > 0, Double(selected) <= maximumShare * Double(blockCount) else { return nil }
-                return Self.runs(of: bits, blockCount: blockCount)
+                return Self.runs(of: bits, blockCount: blockCount, reserving: reservingRuns)
             }
-            return narrow ?? candidateBlocks(for: query)
+            return narrow ?? candidateBlocks(for: query, reservingRuns: reservingRuns)
         }
     }
 
@@ -212,21 +230,20 @@ extension RadioMap {
     /// The blocks holding the fingerprints of `spots` (indices into ``spots``, any order, repeats allowed),
     /// as runs.
     func blocks(ofSpots spots: some Sequence<Int>) -> BlockSelection {
-        let ascending = spots.sorted()
-        return blocks(ofAscendingSpotsMarkedBy: { mark in ascending.forEach(mark) })
+        let ascending = spots.map { Int32($0) }.sorted()
+        return ascending.withUnsafeBufferPointer { blocks(ofAscendingSpots: $0) }
     }
 
-    /// The blocks holding the fingerprints of the spots `marking` marks in ascending order (repeats
-    /// allowed), as runs laid out with no bitmap: rows are ordered by spot, so their blocks come in order too. `marking` runs twice, first to
-    /// size the runs array, the one allocation.
-    func blocks(ofAscendingSpotsMarkedBy marking: (_ mark: (_ spot: Int) -> Void) -> Void) -> BlockSelection {
-        var marked = 0
-        marking { _ in marked += 1 }
-        var runs: [Range<Int>] = []
-        runs.reserveCapacity(marked)
-        marking { spot in
-            let rows = spotRanges[spot]
-            guard !rows.isEmpty else { return }
+    /// The blocks holding the fingerprints of `spots` (ascending, repeats allowed), as runs laid out with no
+    /// bitmap: rows are ordered by spot, so their blocks come in order too. The runs go into `storage`'s
+    /// array, emptied: held uniquely and with room for a run a spot, it allocates nothing.
+    func blocks(ofAscendingSpots spots: UnsafeBufferPointer<Int32>, reusing storage: consuming [Range<Int>] = []) -> BlockSelection {
+        var runs = consume storage
+        runs.removeAll(keepingCapacity: true)
+        runs.reserveCapacity(spots.count)
+        for spot in spots {
+            let rows = spotRanges[Int(spot)]
+            guard !rows.isEmpty else { continue }
             let blocks = (rows.lowerBound / Self.lanes)..<((rows.upperBound + Self.lanes - 1) / Self.lanes)
             if let last = runs.last, blocks.lowerBound <= last.upperBound {
                 runs[runs.count - 1] = last.lowerBound..<max(last.upperBound, blocks.upperBound)
@@ -242,10 +259,11 @@ extension RadioMap {
         columnRuns[columnRunStart[column]..<columnRunStart[column + 1]]
     }
 
-    /// The runs of set bits, as a selection: one array, allocated once at its final size.
-    static func runs(of bits: UnsafeMutableBufferPointer<UInt64>, blockCount: Int) -> BlockSelection {
+    /// The runs of set bits, as a selection: one array, allocated once at its final size, or at
+    /// `reserving` runs where that is more.
+    static func runs(of bits: UnsafeMutableBufferPointer<UInt64>, blockCount: Int, reserving: Int = 0) -> BlockSelection {
         var runs: [Range<Int>] = []
-        runs.reserveCapacity(runCount(of: bits))
+        runs.reserveCapacity(max(reserving, runCount(of: bits)))
         var open: Int?
         for word in 0..<bits.count {
             let value = bits[word]

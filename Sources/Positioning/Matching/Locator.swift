@@ -119,58 +119,84 @@ public struct Locator: Sendable {
         var coarseSearch = self
         coarseSearch.candidateSearch = coarse
         guard let centroids = map.spotCentroids else { return coarseSearch.candidateBlocks(for: query, in: map) }
-        let coarseBlocks = coarseSearch.candidateBlocks(for: query, in: centroids)
-        // One allocation for the centroids' distances and the copy of the finite ones the selection reorders.
+        // The centroids' runs array is reserved for the spots' runs too and handed on to them: one array
+        // serves both selections (a selection needs at most a run a spot).
+        var coarseBlocks = if case .spotsFirst = coarse {
+            coarseSearch.candidateBlocks(for: query, in: centroids)
+        } else {
+            centroids.candidateBlocks(for: query, search: coarse, reservingRuns: max(1, keep))
+        }
+        // One buffer on the stack: the centroids' distances, then a copy the selection works in, which then
+        // holds the kept spots.
         let distanceCount = max(1, coarseBlocks.packedCount)
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * distanceCount) { buffer in
             let packed = UnsafeMutableBufferPointer(rebasing: buffer[..<distanceCount])
-            let finite = UnsafeMutableBufferPointer(rebasing: buffer[distanceCount...])
+            let scratch = UnsafeMutableBufferPointer(rebasing: buffer[distanceCount...])
             metric.distances(from: query, in: centroids, blocks: coarseBlocks, into: packed)
-            var count = 0
-            for distance in packed where distance.isFinite {
-                finite[count] = distance
-                count += 1
-            }
-            let bound = Self.smallest(max(1, keep), of: UnsafeMutableBufferPointer(rebasing: finite[..<count]))
-            // Centroid rows come in spot order, so the spots are marked in ascending order.
-            return map.blocks(ofAscendingSpotsMarkedBy: { mark in
+            _ = scratch.update(fromContentsOf: packed)
+            // Infinite distances (centroids sharing no beacon, padding rows) rank last: fewer finite ones than
+            // `keep` make the bound infinite, and every finite one is kept.
+            let bound = Self.smallest(max(1, keep), of: scratch)
+            return scratch.withMemoryRebound(to: Int32.self) { spots in
+                var kept = 0
+                // Centroid rows come in spot order, so the spots are listed in ascending order.
                 coarseBlocks.forEachRow(in: centroids) { row, slot in
-                    // Fewer finite distances than `keep` make the bound infinite: centroids sharing no beacon stay out.
-                    if packed[slot] <= bound, packed[slot].isFinite { mark(centroids.spotOfRow[row]) }
+                    let distance = packed[slot]
+                    if distance <= bound, distance.isFinite {
+                        spots[kept] = Int32(truncatingIfNeeded: centroids.spotOfRow[row])
+                        kept += 1
+                    }
                 }
-            })
+                return map.blocks(ofAscendingSpots: UnsafeBufferPointer(rebasing: spots[..<kept]), reusing: coarseBlocks.takeRuns())
+            }
         }
     }
 
-    /// The `rank`-th smallest of `values` (reordered), infinity when there are fewer: Hoare's selection,
-    /// linear on average, where keeping the nearest in order would cost `rank` moves per offer.
+    /// The `rank`-th smallest of `values` (distances: not negative, infinity allowed), infinity when there
+    /// are fewer. `values` is scratch space, overwritten.
+    ///
+    /// A quickselect with no data-dependent branch in its passes: distances in no order make a branch on
+    /// every comparison a coin toss, which cost Hoare's partitioning most of its time. Each round counts
+    /// the values under and at a pivot (the median of three), then compacts the side holding the rank to
+    /// the front. Non-negative floats order as their bit patterns do as integers, so a comparison is the
+    /// sign of an integer difference, added to a count.
     static func smallest(_ rank: Int, of values: UnsafeMutableBufferPointer<Float>) -> Float {
-        guard rank <= values.count else { return .infinity }
-        var low = 0, high = values.count - 1
-        let target = rank - 1
-        while low < high {
-            // The median of three as pivot: sorted or constant runs stay linear.
-            let middle = low + (high - low) / 2
-            let pivot = max(min(values[low], values[middle]), min(max(values[low], values[middle]), values[high]))
-            var left = low, right = high
-            while left <= right {
-                while values[left] < pivot { left += 1 }
-                while values[right] > pivot { right -= 1 }
-                if left <= right {
-                    values.swapAt(left, right)
-                    left += 1
-                    right -= 1
+        guard rank >= 1, rank <= values.count else { return .infinity }
+        return values.withMemoryRebound(to: Int32.self) { bits in
+            var count = bits.count
+            var target = rank - 1
+            while count > 1 {
+                let first = bits[0], middle = bits[count / 2], last = bits[count - 1]
+                let pivot = max(min(first, middle), min(max(first, middle), last))
+                // `(a &- b) >> 31` is -1 where a < b and 0 otherwise: the patterns lie in 0...Int32.max.
+                var below = 0, notAbove = 0
+                for index in 0..<count {
+                    let value = bits[index]
+                    below &-= Int((value &- pivot) >> 31)
+                    notAbove &-= Int((value &- pivot &- 1) >> 31)
                 }
+                var kept = 0
+                if target < below {
+                    for index in 0..<count {
+                        let value = bits[index]
+                        bits[kept] = value
+                        kept &-= Int((value &- pivot) >> 31)
+                    }
+                } else if target < notAbove {
+                    return Float(bitPattern: UInt32(bitPattern: pivot))
+                } else {
+                    for index in 0..<count {
+                        let value = bits[index]
+                        bits[kept] = value
+                        kept &-= Int((pivot &- value) >> 31)
+                    }
+                    target -= notAbove
+                }
+                // The pivot is one of the values and is never kept: every round shrinks the range.
+                count = kept
             }
-            if target <= right {
-                high = right
-            } else if target >= left {
-                low = left
-            } else {
-                return values[target]
-            }
+            return Float(bitPattern: UInt32(bitPattern: bits[0]))
         }
-        return values[target]
     }
 
     private func locate(_ query: QueryVector, blocks: BlockSelection, in map: RadioMap) -> LocationResult {
@@ -264,25 +290,25 @@ public struct Locator: Sendable {
     static func nearestRows(
         _ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int
     ) -> [SpotCandidate] {
-        var best = NearestCandidates(limit: limit)
-        let lanes = RadioMap.lanes
-        var slot = 0
-        for run in blocks.runs {
-            for block in run {
-                // Once `limit` rows are kept, a block with no distance under the last of them has nothing to
-                // offer (offer would turn every one away): one vector comparison passes over it.
-                if !distances.hasDistance(below: best.admissionBound, inBlockAt: slot) {
+        NearestCandidates.nearest(limit: limit, in: map) { best in
+            let lanes = RadioMap.lanes
+            var slot = 0
+            for run in blocks.runs {
+                for block in run {
+                    // Once `limit` rows are kept, a block with no distance under the last of them has nothing to
+                    // offer (offer would turn every one away): one vector comparison passes over it.
+                    if !distances.hasDistance(below: best.admissionBound, inBlockAt: slot) {
+                        slot += lanes
+                        continue
+                    }
+                    let first = block * lanes
+                    for row in first..<min(first + lanes, map.count) {
+                        best.offer(spot: map.spotOfRow[row], distance: distances[slot + row - first])
+                    }
                     slot += lanes
-                    continue
                 }
-                let first = block * lanes
-                for row in first..<min(first + lanes, map.count) {
-                    best.offer(spot: map.spotOfRow[row], distance: distances[slot + row - first], in: map)
-                }
-                slot += lanes
             }
         }
-        return best.candidates
     }
 
     /// The `limit` spots nearest to the query, nearest first, each at its aggregated distance, from the
@@ -298,38 +324,38 @@ public struct Locator: Sendable {
     /// the block (the bound only falls as spots are kept). The mean of a spot's best rows can fall under
     /// the bound with one of its rows above it, so that aggregation reads every row.
     func nearestSpots(_ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int) -> [SpotCandidate] {
-        var nearest = NearestCandidates(limit: limit)
         let passesOverBlocks = keptPerSpot == 1
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: keptPerSpot) { best in
-            var aggregator = SpotAggregator(best: best)
-            var slotBase = 0
-            for run in blocks.runs {
-                let firstRow = run.lowerBound * RadioMap.lanes, endRow = min(run.upperBound * RadioMap.lanes, map.count)
-                var row = firstRow
-                while row < endRow {
-                    // Segments end at block boundaries too, so every block is looked at before it is read.
-                    let blockEnd = min((row / RadioMap.lanes + 1) * RadioMap.lanes, endRow)
-                    if passesOverBlocks, row % RadioMap.lanes == 0,
-                        !distances.hasDistance(below: nearest.admissionBound, inBlockAt: slotBase + row - firstRow)
-                    {
-                        row = blockEnd
-                        continue
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: keptPerSpot) { best in
+            NearestCandidates.nearest(limit: limit, in: map) { nearest in
+                var aggregator = SpotAggregator(best: best)
+                var slotBase = 0
+                for run in blocks.runs {
+                    let firstRow = run.lowerBound * RadioMap.lanes, endRow = min(run.upperBound * RadioMap.lanes, map.count)
+                    var row = firstRow
+                    while row < endRow {
+                        // Segments end at block boundaries too, so every block is looked at before it is read.
+                        let blockEnd = min((row / RadioMap.lanes + 1) * RadioMap.lanes, endRow)
+                        if passesOverBlocks, row % RadioMap.lanes == 0,
+                            !distances.hasDistance(below: nearest.admissionBound, inBlockAt: slotBase + row - firstRow)
+                        {
+                            row = blockEnd
+                            continue
+                        }
+                        let spot = map.spotOfRow[row]
+                        let segmentEnd = min(map.spotRanges[spot].upperBound, blockEnd)
+                        if spot != aggregator.spot {
+                            if let finished = aggregator.finish() { nearest.offer(spot: finished.spot, distance: finished.distance) }
+                            aggregator.start(spot)
+                        }
+                        let first = slotBase + row - firstRow
+                        aggregator.add(UnsafeBufferPointer(rebasing: distances[first..<(first + segmentEnd - row)]))
+                        row = segmentEnd
                     }
-                    let spot = map.spotOfRow[row]
-                    let segmentEnd = min(map.spotRanges[spot].upperBound, blockEnd)
-                    if spot != aggregator.spot {
-                        if let finished = aggregator.finish() { nearest.offer(spot: finished.spot, distance: finished.distance, in: map) }
-                        aggregator.start(spot)
-                    }
-                    let first = slotBase + row - firstRow
-                    aggregator.add(UnsafeBufferPointer(rebasing: distances[first..<(first + segmentEnd - row)]))
-                    row = segmentEnd
+                    slotBase += run.count * RadioMap.lanes
                 }
-                slotBase += run.count * RadioMap.lanes
+                if let finished = aggregator.finish() { nearest.offer(spot: finished.spot, distance: finished.distance) }
             }
-            if let finished = aggregator.finish() { nearest.offer(spot: finished.spot, distance: finished.distance, in: map) }
         }
-        return nearest.candidates
     }
 
     /// The distance of every spot of `map` to `query` (`.infinity` when no fingerprint of the spot
@@ -370,9 +396,9 @@ public struct Locator: Sendable {
     }
 
     func nearest(_ spotDistance: [Float], in map: RadioMap, limit: Int) -> [SpotCandidate] {
-        var nearest = NearestCandidates(limit: limit)
-        for (spot, distance) in spotDistance.enumerated() { nearest.offer(spot: spot, distance: distance, in: map) }
-        return nearest.candidates
+        NearestCandidates.nearest(limit: limit, in: map) { nearest in
+            for (spot, distance) in spotDistance.enumerated() { nearest.offer(spot: spot, distance: distance) }
+        }
     }
 }
 
@@ -432,29 +458,52 @@ struct SpotAggregator {
 }
 
 /// The `limit` nearest candidates offered so far, nearest first; a later candidate at the same distance
-/// ranks after an earlier one. Only the small result buffer is allocated.
+/// ranks after an earlier one. They are kept as spot indices and distances on the stack while offers
+/// come (a kept candidate moves by two small copies, not a ``SpotCandidate`` with its spot's strings),
+/// and listed once at the end: the list is the one array allocated.
 struct NearestCandidates {
     let limit: Int
-    private(set) var candidates: [SpotCandidate] = []
+    private let spots: UnsafeMutableBufferPointer<Int>
+    private let distances: UnsafeMutableBufferPointer<Float>
+    private(set) var count = 0
 
-    init(limit: Int) {
+    /// Calls `offering` with no candidate kept yet, then lists the `limit` nearest it offered, in `map`.
+    static func nearest(limit: Int, in map: RadioMap, _ offering: (inout NearestCandidates) -> Void) -> [SpotCandidate] {
+        guard limit > 0 else { return [] }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: limit) { spots in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: limit) { distances in
+                var nearest = NearestCandidates(limit: limit, spots: spots, distances: distances)
+                offering(&nearest)
+                return (0..<nearest.count).map { SpotCandidate(spotIndex: spots[$0], spot: map.spots[spots[$0]], distance: distances[$0]) }
+            }
+        }
+    }
+
+    private init(limit: Int, spots: UnsafeMutableBufferPointer<Int>, distances: UnsafeMutableBufferPointer<Float>) {
         self.limit = limit
-        candidates.reserveCapacity(limit + 1)
+        self.spots = spots
+        self.distances = distances
     }
 
     /// What a distance must be under to be kept: the last kept one's once `limit` are kept, until then
     /// infinity (only finite distances are kept).
     var admissionBound: Float {
-        candidates.count == limit ? candidates[limit - 1].distance : .infinity
+        count == limit ? distances[limit - 1] : .infinity
     }
 
     @inline(__always)
-    mutating func offer(spot: Int, distance: Float, in map: RadioMap) {
-        guard distance.isFinite else { return }
-        if candidates.count == limit, let last = candidates.last, distance >= last.distance { return }
-        let position = candidates.firstIndex { distance < $0.distance } ?? candidates.endIndex
-        candidates.insert(SpotCandidate(spotIndex: spot, spot: map.spots[spot], distance: distance), at: position)
-        if candidates.count > limit { candidates.removeLast() }
+    mutating func offer(spot: Int, distance: Float) {
+        guard distance.isFinite, count < limit || distance < distances[limit - 1] else { return }
+        // From the end (the last one dropped when full), past every kept one farther away: after equals.
+        var position = min(count, limit - 1)
+        while position > 0, distance < distances[position - 1] {
+            distances[position] = distances[position - 1]
+            spots[position] = spots[position - 1]
+            position -= 1
+        }
+        distances[position] = distance
+        spots[position] = spot
+        count = min(count + 1, limit)
     }
 }
 
