@@ -2,11 +2,11 @@
 //   .build/release/Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
 //   .build/release/Profile record VENUE.json SURVEY.jsonl       (decode, build and store, phase by phase)
 //   .build/release/Profile recall [fingerprints] [keep,keep,...] (strongest-beacon and spots-first searches against the exhaustive one)
-//   .build/release/Profile build [fingerprints]                  (a large venue's radio map, and its spot centroids' share)
+//   .build/release/Profile build [fingerprints]                  (a large venue's radio map with and without its spot centroids)
 //   valgrind --tool=callgrind .build/release/Profile locate 100000 20
 import FingerprintStore
 import Foundation
-// Testable, to time the spot centroids apart from the map they are built in (Profile build).
+// Testable, to build a map without its spot centroids (Profile build).
 @testable import Positioning
 import ScanFormats
 import SyntheticVenues
@@ -59,23 +59,22 @@ case "record":
         radio map of \(map!.count) fingerprints: read from the store \(loading), laid out \(building)
         """)
 case "build":
-    // Profile build [fingerprints]: the large venue's radio map built from its survey, and the spot
-    // centroids alone (part of that build), three times each.
+    // Profile build [fingerprints]: the large venue's radio map built from its survey with its spot
+    // centroids and without them, taking turns three times: the centroids' share of a build.
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
     let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: 100, floors: 4)
-    let ordered = venue.references.enumerated().sorted { ($0.element.spot, $0.offset) < ($1.element.spot, $1.offset) }.map(\.element)
-    var spotRanges = [Range<Int>](repeating: 0..<0, count: venue.map.spots.count)
-    for (spot, rows) in Dictionary(grouping: ordered.indices, by: { ordered[$0].spot }) { spotRanges[spot] = rows.min()!..<(rows.max()! + 1) }
     for _ in 0..<3 {
-        let map = try clock.measure {
-            _ = try RadioMap(spots: venue.map.spots, fingerprints: venue.references, representation: venue.map.representation)
+        let with = try clock.measure {
+            _ = try RadioMap(
+                spots: venue.map.spots, fingerprints: venue.references, representation: venue.map.representation, zoneAreas: [],
+                layout: .automatic)
         }
-        let centroids = clock.measure {
-            _ = SpotCentroids(
-                spots: venue.map.spots, fingerprints: ordered, spotRanges: spotRanges, beacons: venue.map.beacons,
-                representation: venue.map.representation, layout: .automatic)
+        let without = try clock.measure {
+            _ = try RadioMap(
+                spots: venue.map.spots, fingerprints: venue.references, representation: venue.map.representation, zoneAreas: [],
+                layout: .automatic, buildsCentroids: false)
         }
-        print("radio map of \(venue.map.count) fingerprints: \(map), of which spot centroids \(centroids)")
+        print("radio map of \(venue.map.count) fingerprints: \(with) with its spot centroids, \(without) without")
     }
 case "recall":
     // Profile recall [fingerprints]: on the large venue under the dB-offset metric with penalties 5 and 2,

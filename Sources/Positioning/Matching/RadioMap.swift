@@ -107,10 +107,11 @@ public struct RadioMap: Sendable {
         try self.init(spots: spots, fingerprints: unordered, representation: representation, zoneAreas: zoneAreas, layout: .automatic)
     }
 
-    /// As the public initialiser, with the block layout forced by `layout` (tests compare the two).
+    /// As the public initialiser, with the block layout forced by `layout` (tests compare the two), and
+    /// without spot centroids where `buildsCentroids` is false (to time them apart).
     init(
         spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
-        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout
+        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, buildsCentroids: Bool = true
     ) throws(RadioMapError) {
         var beaconSet = Set<BeaconID>()
         for (index, reference) in unordered.enumerated() {
@@ -121,45 +122,73 @@ public struct RadioMap: Sendable {
         let fingerprints = unordered.enumerated()
             .sorted { ($0.element.spot, $0.offset) < ($1.element.spot, $1.offset) }
             .map(\.element)
-        var spotRanges = [Range<Int>](repeating: 0..<0, count: spots.count)
-        var start = 0
-        while start < fingerprints.count {
-            var end = start
-            while end < fingerprints.count, fingerprints[end].spot == fingerprints[start].spot { end += 1 }
-            spotRanges[fingerprints[start].spot] = start..<end
-            start = end
-        }
         let beacons = beaconSet.sorted()
         var columnOfBeacon: [BeaconID: Int] = [:]
         for (column, beacon) in beacons.enumerated() { columnOfBeacon[beacon] = column }
 
+        let blocks = (fingerprints.count + Self.lanes - 1) / Self.lanes
+        let surveyedSpots = zip(fingerprints, fingerprints.dropFirst()).count(where: { $0.spot != $1.spot }) + (fingerprints.isEmpty ? 0 : 1)
+        var centroids = buildsCentroids && blocks >= Locator.smallMapBlocks && fingerprints.count > surveyedSpots
+            ? CentroidRows(beaconCount: beacons.count, representation: representation) : nil
+        var rows = LaidOutRows()
+        rows.entries.reserveCapacity(fingerprints.reduce(0) { $0 + $1.fingerprint.entries.count })
+        rows.rowStart.reserveCapacity(fingerprints.count + 1)
+        rows.spotOfRow.reserveCapacity(fingerprints.count)
+        for (row, reference) in fingerprints.enumerated() {
+            // Rows come in spot order: a spot's centroid is complete when the next spot's first row comes.
+            if row > 0, fingerprints[row - 1].spot != reference.spot { centroids?.finishSpot(fingerprints[row - 1].spot) }
+            for (beacon, entry) in reference.fingerprint.entries {
+                let column = columnOfBeacon[beacon]!
+                rows.entries.append((column, representation.value(of: entry)))
+                centroids?.add(entry, column: column)
+            }
+            rows.rowStart.append(rows.entries.count)
+            rows.spotOfRow.append(reference.spot)
+            centroids?.finishFingerprint()
+        }
+        if let last = fingerprints.last { centroids?.finishSpot(last.spot) }
+        let centroidMap = centroids.map {
+            SpotCentroids(map: RadioMap(
+                rows: $0.rows, spots: spots, beacons: beacons, columnOfBeacon: columnOfBeacon, representation: representation,
+                zoneAreas: [], layout: layout, centroids: nil))
+        }
+        self.init(
+            rows: rows, spots: spots, beacons: beacons, columnOfBeacon: columnOfBeacon, representation: representation,
+            zoneAreas: zoneAreas, layout: layout, centroids: centroidMap)
+    }
+
+    /// Lays out `rows` (in spot order, along the columns of `beacons`) as blocks with their indexes.
+    private init(
+        rows: LaidOutRows, spots: [Spot], beacons: [BeaconID], columnOfBeacon: [BeaconID: Int],
+        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, centroids: SpotCentroids?
+    ) {
+        let rowCount = rows.spotOfRow.count
+        var spotRanges = [Range<Int>](repeating: 0..<0, count: spots.count)
+        var start = 0
+        while start < rowCount {
+            var end = start
+            while end < rowCount, rows.spotOfRow[end] == rows.spotOfRow[start] { end += 1 }
+            spotRanges[rows.spotOfRow[start]] = start..<end
+            start = end
+        }
         let width = beacons.count
-        let stride = 3 * width
         let lanes = Self.lanes
-        let blocks = (fingerprints.count + lanes - 1) / lanes
+        let blocks = (rowCount + lanes - 1) / lanes
         var presentCount = [Float](repeating: 0, count: blocks * lanes)
         var valueSum = [Float](repeating: 0, count: blocks * lanes)
         var strongIndex = StrongIndexBuilder(beaconCount: width, ranked: Self.rankedBeacons)
-        // Every row's entries, one row after another: row `r`'s are `entries[rowStart[r] ..< rowStart[r + 1]]`.
-        var entries: [(column: Int, value: Float)] = []
-        entries.reserveCapacity(fingerprints.reduce(0) { $0 + $1.fingerprint.entries.count })
-        var rowStart = [0]
-        rowStart.reserveCapacity(fingerprints.count + 1)
         var rowLevels: [(column: Int, value: Float)] = []
-        for (row, reference) in fingerprints.enumerated() {
+        for row in 0..<rowCount {
             rowLevels.removeAll(keepingCapacity: true)
-            for (beacon, entry) in reference.fingerprint.entries {
-                let value = representation.value(of: entry)
+            for entry in rows.entries[rows.rowStart[row]..<rows.rowStart[row + 1]] {
                 presentCount[row] += 1
-                valueSum[row] += value
-                rowLevels.append((columnOfBeacon[beacon]!, value))
+                valueSum[row] += entry.value
+                rowLevels.append(entry)
             }
-            entries.append(contentsOf: rowLevels)
-            rowStart.append(entries.count)
             strongIndex.add(row: row, levels: &rowLevels)
         }
         (strongStart, strongBlocks) = strongIndex.finish()
-        let storage = BlockStorage(entries: entries, rowStart: rowStart, beaconCount: width, layout: layout)
+        let storage = BlockStorage(entries: rows.entries, rowStart: rows.rowStart, beaconCount: width, layout: layout)
         self.representation = representation
         self.blockCount = blocks
         self.storage = storage
@@ -171,21 +200,16 @@ public struct RadioMap: Sendable {
         self.beacons = beacons
         self.zones = ZoneLayout(spots: spots, areas: zoneAreas)
         self.spots = zones.spots
-        self.spotOfRow = fingerprints.map(\.spot)
+        self.spotOfRow = rows.spotOfRow
         self.spotRanges = spotRanges
-        self.count = fingerprints.count
+        self.count = rowCount
         self.beaconCount = width
-        self.rowStride = stride
+        self.rowStride = 3 * width
         self.presentCount = presentCount
         self.valueSum = valueSum
         self.columnOfBeacon = columnOfBeacon
         (columnRunStart, columnRuns) = Self.blockRunIndex(storage: storage, blockCount: blocks, beaconCount: width)
-        let surveyedSpots = spotRanges.count(where: { !$0.isEmpty })
-        centroids = blocks >= Locator.smallMapBlocks && fingerprints.count > surveyedSpots
-            ? SpotCentroids(
-                spots: spots, fingerprints: fingerprints, spotRanges: spotRanges, beacons: beacons,
-                representation: representation, layout: layout)
-            : nil
+        self.centroids = centroids
     }
 
     /// The column of `beacon`, nil when no reference fingerprint sees it.
@@ -221,56 +245,80 @@ public struct RadioMap: Sendable {
 /// A map's spots as one row each, for ranking spots before their fingerprints: a spot's row hears every
 /// beacon one of its fingerprints hears, each at its mean level over all of them (relative power, or dB
 /// above the representation's floor; a fingerprint that does not hear it counts as 0). The union keeps
-/// the map's columns, so a query laid out for the map is laid out for this one too.
+/// the map's columns, so a query laid out for the map is laid out for this one too. A class: a map holds
+/// its centroids' map, which a struct cannot hold inline.
 final class SpotCentroids: Sendable {
     let map: RadioMap
 
-    /// Nil when the centroids' map would not have the same columns (it always does: every beacon is heard
-    /// by some fingerprint, so by its spot's centroid) or could not be built.
-    init?(
-        spots: [Spot], fingerprints: [(spot: Int, fingerprint: Fingerprint)], spotRanges: [Range<Int>], beacons: [BeaconID],
-        representation: SignalRepresentation, layout: RadioMap.BlockLayout
-    ) {
-        var centroids: [(spot: Int, fingerprint: Fingerprint)] = []
-        centroids.reserveCapacity(spotRanges.count)
-        for (spot, rows) in spotRanges.enumerated() where !rows.isEmpty {
-            var sums: [BeaconID: (entry: FingerprintEntry, level: Double, count: Int)] = [:]
-            var samples = 0
-            for row in rows {
-                let fingerprint = fingerprints[row].fingerprint
-                samples += fingerprint.sampleCount
-                for (beacon, entry) in fingerprint.entries {
-                    var sum = sums[beacon] ?? (FingerprintEntry(relativePower: 0, meanRSSI: 0, dispersion: 0, visibility: 0), 0, 0)
-                    sum.entry.relativePower += entry.relativePower
-                    sum.entry.meanRSSI += entry.meanRSSI
-                    sum.entry.dispersion += entry.dispersion
-                    sum.entry.visibility += entry.visibility
-                    if case .decibels(let floor) = representation { sum.level += max(0, entry.meanRSSI - Double(floor)) }
-                    sum.count += 1
-                    sums[beacon] = sum
-                }
-            }
-            // Over all the spot's fingerprints, a silent one counting as nothing heard (level 0, relative
-            // power 0): a beacon its fingerprints rarely hear stands in the centroid as weak, which the
-            // metric charges little for where the query does not hear it either.
-            let fingerprintCount = Double(rows.count)
-            let entries = sums.mapValues { sum in
-                let heard = Double(sum.count)
-                let meanRSSI = if case .decibels(let floor) = representation {
-                    Double(floor) + sum.level / fingerprintCount
-                } else {
-                    sum.entry.meanRSSI / heard
-                }
-                return FingerprintEntry(
-                    relativePower: sum.entry.relativePower / Float(fingerprintCount), meanRSSI: meanRSSI,
-                    dispersion: sum.entry.dispersion / heard, visibility: sum.entry.visibility / fingerprintCount)
-            }
-            centroids.append((spot, Fingerprint(entries: entries, sampleCount: samples)))
-        }
-        guard let map = try? RadioMap(spots: spots, fingerprints: centroids, representation: representation, zoneAreas: [], layout: layout),
-            map.beacons == beacons
-        else { return nil }
+    init(map: RadioMap) {
         self.map = map
+    }
+}
+
+/// Rows laid out along a map's columns, in spot order: row `r`'s entries are
+/// `entries[rowStart[r] ..< rowStart[r + 1]]`, its spot `spotOfRow[r]`.
+struct LaidOutRows {
+    var entries: [(column: Int, value: Float)] = []
+    var rowStart = [0]
+    var spotOfRow: [Int] = []
+}
+
+/// Each spot's centroid row (``SpotCentroids``), summed along the map's columns while the map's own rows are
+/// laid out in spot order: a dense sum per column and the columns touched, so no beacon is hashed again
+/// and nothing is allocated per spot. The sums are added in row order, as a spot's fingerprints come.
+struct CentroidRows {
+    private let representation: SignalRepresentation
+    /// Per column: Σ level above the floor (decibels) or Σ relative power, over the spot's fingerprints so far.
+    private var levelSums: [Double]
+    private var powerSums: [Float]
+    private var heard: [Bool]
+    private var touched: [Int] = []
+    private var fingerprints = 0
+    private(set) var rows = LaidOutRows()
+
+    init(beaconCount: Int, representation: SignalRepresentation) {
+        self.representation = representation
+        levelSums = [Double](repeating: 0, count: beaconCount)
+        powerSums = [Float](repeating: 0, count: beaconCount)
+        heard = [Bool](repeating: false, count: beaconCount)
+    }
+
+    mutating func add(_ entry: FingerprintEntry, column: Int) {
+        if !heard[column] {
+            heard[column] = true
+            touched.append(column)
+        }
+        switch representation {
+        case .relativePower: powerSums[column] += entry.relativePower
+        case .decibels(let floor): levelSums[column] += max(0, entry.meanRSSI - Double(floor))
+        }
+    }
+
+    mutating func finishFingerprint() { fingerprints += 1 }
+
+    /// Appends `spot`'s row: over all its fingerprints, a silent one counting as nothing heard (level 0,
+    /// relative power 0), so a beacon its fingerprints rarely hear stands in the centroid as weak, which
+    /// the metric charges little for where the query does not hear it either.
+    mutating func finishSpot(_ spot: Int) {
+        touched.sort()
+        let count = Double(fingerprints)
+        for column in touched {
+            let value: Float = switch representation {
+            case .relativePower: powerSums[column] / Float(count)
+            case .decibels(let floor):
+                // Through the representation, as a fingerprint's level is rounded.
+                representation.value(
+                    of: FingerprintEntry(relativePower: 0, meanRSSI: Double(floor) + levelSums[column] / count, dispersion: 0, visibility: 0))
+            }
+            rows.entries.append((column, value))
+            levelSums[column] = 0
+            powerSums[column] = 0
+            heard[column] = false
+        }
+        rows.rowStart.append(rows.entries.count)
+        rows.spotOfRow.append(spot)
+        touched.removeAll(keepingCapacity: true)
+        fingerprints = 0
     }
 }
 
