@@ -69,15 +69,21 @@ public struct Locator: Sendable {
 
     public static let smallMapBlocks = 1_024
 
-    /// The spots-first searches ``SurveyTuner`` also tries (``CandidateSearch/spotsFirst(keep:coarse:)``):
-    /// the fingerprints of the 256 spots whose centroids are nearest among those ``strongestBeaconSearch``
-    /// selects. Chosen on the 4-floor synthetic venue (`Profile recall`, never a walk): at 100,000
-    /// fingerprints it keeps every one of the 8 nearest spots and 99.9% of the 32 nearest on another
-    /// phone's scans reading 2.7% of the map after 0.7% of it in centroids, where the ladder's narrowest
-    /// step with that recall reads 5.0%; fewer spots, or a narrower coarse step, fall short there. At
-    /// 1,000,000 fingerprints, ten times denser, centroids of neighbouring spots differ by less than a
-    /// scan's noise, and it falls short: the ladder's narrowest step is taken there.
-    public static let spotsFirstSearches: [CandidateSearch] = [.spotsFirst(keep: 256, coarse: strongestBeaconSearch)]
+    /// The spots-first searches ``SurveyTuner`` also tries (``CandidateSearch/spotsFirst(keep:coarse:)``),
+    /// taking the one that reads fewest blocks where it keeps the recall. Chosen on the 4-floor synthetic
+    /// venue (`Profile recall`, never a walk):
+    /// - the fingerprints of the 256 spots whose centroids are nearest among those ``strongestBeaconSearch``
+    ///   selects: at 100,000 fingerprints it keeps every one of the 8 nearest spots and 99.9% of the 32
+    ///   nearest on another phone's scans reading 2.7% of the map after 0.7% of it in centroids, where the
+    ///   ladder's narrowest step with that recall reads 5.0%; fewer spots, or a narrower coarse step, fall
+    ///   short there;
+    /// - the 1,536 nearest among those the ladder's 2 of 6 among 6 selects: at 1,000,000 fingerprints, ten
+    ///   times denser, centroids of neighbouring spots differ by less than a scan's noise, and 256 fall
+    ///   short, but 1,536 keep 100% of the 8 and 32 nearest reading 2,034 blocks after 468 of centroids,
+    ///   where the ladder's narrowest step with that recall (2 of 4 among 4) reads 3,176.
+    public static let spotsFirstSearches: [CandidateSearch] = [
+        .spotsFirst(keep: 256, coarse: strongestBeaconSearch), .spotsFirst(keep: 1_536, coarse: strongestBeaconLadder[1]),
+    ]
 
     public init(
         metric: any FingerprintMetric,

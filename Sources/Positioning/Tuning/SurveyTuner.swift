@@ -291,7 +291,8 @@ public struct SurveyCrossValidation: Sendable {
     /// ``Locator/strongestBeaconLadder`` (narrowest first) whose recall of the exhaustive search's nearest
     /// spots (under `aggregation`) on up to ``candidateSearchQueries`` of the cross-validation queries clears
     /// ``CandidateSearchRecall/isFull``, or by one of ``Locator/spotsFirstSearches`` where it clears the bar
-    /// too reading fewer blocks (its centroids' counted), with that recall; by the exact ``CandidateSearch/beaconIndex`` where
+    /// too reading fewer blocks (its centroids' counted) than that step, or than the exact beacon index
+    /// where no step clears it, with that recall; by the exact ``CandidateSearch/beaconIndex`` where
     /// none does (with the widest one's recall), and on maps
     /// under ``Locator/smallMapBlocks`` blocks, which the strongest-beacon search reads whole anyway (no
     /// recall is measured for them). A query's own fingerprint stays in the map: both searches find it, and
@@ -319,10 +320,13 @@ public struct SurveyCrossValidation: Sendable {
                 break
             }
         }
-        // A spots-first search is not a subset of a ladder step: it is taken where it reads fewer blocks.
+        // A spots-first search is not a subset of a ladder step: it is taken where it reads fewer blocks than
+        // the step taken, or than the exact beacon index where none was (one keeping nearly every spot of a
+        // small survey keeps the recall by reading everything).
+        let exactBlocks = sample.reduce(0) { $0 + map.candidateBlocks(for: $1).blockCount }
         for search in Locator.spotsFirstSearches {
             let recall = CandidateSearchRecall.measure(search, locator: locator, queries: sample, in: map, truth: truth)
-            if recall.isFull, recall.blocksRead < cheapest?.recall.blocksRead ?? .max { cheapest = (search, recall) }
+            if recall.isFull, recall.blocksRead < cheapest?.recall.blocksRead ?? exactBlocks { cheapest = (search, recall) }
         }
         return cheapest.map { ($0.search, $0.recall) } ?? (.beaconIndex, widest)
     }
