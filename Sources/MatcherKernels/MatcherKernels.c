@@ -15,6 +15,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #include <math.h>
+#include <unistd.h>
 
 int beaconfix_offset_distances_have_avx2(void) {
     unsigned int eax, ebx, ecx, edx;
@@ -26,6 +27,12 @@ int beaconfix_offset_distances_have_avx2(void) {
     // AVX2 proper: leaf 7, EBX bit 5.
     if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
     return (ebx & bit_AVX2) ? 1 : 0;
+}
+
+long beaconfix_last_level_cache_bytes(void) {
+    long bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (bytes <= 0) bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return bytes > 0 ? bytes : 0;
 }
 
 typedef struct {
@@ -107,10 +114,14 @@ static inline void advance(selection_cursor *cursor) {
     }
 }
 
-/// How far ahead a sparse selection is requested. One block ahead (after gaps only, as before) left a
-/// locate among 1,000,000 fingerprints waiting on memory: two ahead took it from 820 to 653 us (`Profile
-/// locate 1000000 8000 large spots1536-1`, both builds at once); four ahead measured no better (686 us
-/// against 668), and at 100,000 fingerprints, in the cache, it is the same (99 us).
+/// How far ahead a sparse selection is requested. The first block of a run is always requested; the
+/// blocks after it only where the caller asks (`prefetch_adjacent`: a map larger than the cache), where the
+/// processor's own prefetcher, which stops at page boundaries, leaves them waiting on memory. Against
+/// requesting only the first block after a gap, one block ahead (`Profile locate 1000000 8000 large
+/// spots1536-1`, builds run at once): every block two ahead took a locate among 1,000,000 fingerprints
+/// from 820 to 653 us (four ahead: 686 against 668 us), and first blocks only kept it at 832 against
+/// 696 us; among 100,000 fingerprints, in the cache, every block cost 5% (96.8 against 91.5 us, turns)
+/// and first blocks only nothing (90.8 against 92.6 us).
 #define BEACONFIX_BLOCKS_AHEAD 2
 
 /// Requests block `block` of a sparse map: its levels and its column list.
@@ -180,7 +191,8 @@ static inline void finish_levels(
 __attribute__((target("avx2")))
 void beaconfix_level_distances_sparse_avx2(
     const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    const int16_t *query_levels, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows) {
+    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const beaconfix_offset_rows *rows) {
     long slot = 0;
     selection_cursor ahead = {runs, run_count, 0, -1};
     enter_run(&ahead, 0);
@@ -191,7 +203,9 @@ void beaconfix_level_distances_sparse_avx2(
     for (long run = 0; run < run_count; run++) {
         for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
             if (ahead.block >= 0) {
-                prefetch_sparse_block(levels, pair_columns, pair_start, ahead.block);
+                if (prefetch_adjacent || ahead.block == runs[2 * ahead.run]) {
+                    prefetch_sparse_block(levels, pair_columns, pair_start, ahead.block);
+                }
                 advance(&ahead);
             }
             level_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
@@ -253,11 +267,14 @@ void beaconfix_level_distances_dense_avx2(
 // No AVX2 outside x86-64: the Swift loops run, and these are never called.
 int beaconfix_offset_distances_have_avx2(void) { return 0; }
 
+long beaconfix_last_level_cache_bytes(void) { return 0; }
+
 void beaconfix_level_distances_sparse_avx2(
     const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    const int16_t *query_levels, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows) {
-    (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)query_levels;
-    (void)metric; (void)rows;
+    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const beaconfix_offset_rows *rows) {
+    (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;
+    (void)query_levels; (void)metric; (void)rows;
     __builtin_trap();
 }
 

@@ -31,6 +31,10 @@ typedef struct {
 /// other CPU keeps the Swift loops, which the baseline target (SSE2) compiles.
 int beaconfix_offset_distances_have_avx2(void);
 
+/// The bytes of this CPU's last-level cache, 0 where unknown (glibc's reading of CPUID on x86-64; 0 on
+/// other CPUs, which never run the AVX2 loops).
+long beaconfix_last_level_cache_bytes(void);
+
 /// The query level of a column the query does not hear (levels are at most 32,766).
 #define BEACONFIX_UNHEARD ((int16_t)0x7FFF)
 
@@ -40,12 +44,15 @@ int beaconfix_offset_distances_have_avx2(void);
 /// first, row 0 of the second, row 1 of the first, ...; -1 where a row does not hear the beacon). The
 /// selection is `run_count` runs of blocks, run `i` being `runs[2i] ..< runs[2i + 1]`. `query_levels` has
 /// one level per column and one more, `BEACONFIX_UNHEARD`, for the padding column of an odd pair; a column
-/// the query does not hear is `BEACONFIX_UNHEARD` too. The same sums and finishing as `DecibelOffsetMetric`'s
+/// the query does not hear is `BEACONFIX_UNHEARD` too. Each run's first block is requested from memory two
+/// blocks ahead; with `prefetch_adjacent` non-zero (a map larger than the cache) every block is. The same
+/// sums and finishing as `DecibelOffsetMetric`'s
 /// Swift loop, so the distances are the same to the bit. Only call when
 /// `beaconfix_offset_distances_have_avx2()` is true.
 void beaconfix_level_distances_sparse_avx2(
     const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    const int16_t *query_levels, const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows);
+    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const beaconfix_offset_rows *rows);
 
 /// The same over a dense map of `pairs_per_block` column pairs a block (pair `p` is columns `2p` and
 /// `2p + 1`, at `levels + (block * pairs_per_block + p) * 16`): the query's `pair_count` pairs `query_pairs`

@@ -34,6 +34,12 @@ enum CompactKernels {
     /// untuned venue uses, over ``DecibelLevels``): asked once per process.
     static let wideLoopsAvailable = beaconfix_offset_distances_have_avx2() != 0
 
+    /// This CPU's last-level cache in bytes, nil where unknown: asked once per process.
+    static let lastLevelCacheBytes: Int? = {
+        let bytes = beaconfix_last_level_cache_bytes()
+        return bytes > 0 ? bytes : nil
+    }()
+
     /// `first` = Σ (q − r)², `second` = Σ (q − r), over shared beacons.
     enum SquaredDifferences: Kind {
         @inline(__always)

@@ -32,6 +32,13 @@ struct DecibelLevels: Sendable {
     /// 16 a pair: row 0 of the first column, row 0 of the second, row 1 of the first, and so on; ``absent``
     /// where the row does not hear the beacon.
     let levels: [Int16]
+    /// Whether the levels and column lists take more than half the CPU's last-level cache (or its size is
+    /// unknown): a selection's blocks then mostly come from memory, and the AVX2 loop requests every one of
+    /// them ahead, not only the first of each run (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`). Half, because
+    /// the cache is shared with the rest of the process, other processes and, on a virtual machine, other
+    /// tenants: this machine reports 260 MB, and the 1,000,000-fingerprint map (about 250 MB) still waits on
+    /// memory unless every block is requested, while the 100,000 one (25 MB) runs faster without.
+    let outgrowsCache: Bool
 
     /// The level of a stored or query value (dB above the floor, at least 0, rounded to 1/16 dB already).
     @inline(__always)
@@ -83,6 +90,9 @@ struct DecibelLevels: Sendable {
             pairs = .sparse(pairStart: pairStart, pairColumns: pairColumns)
         }
         self.levels = levels
+        let columnBytes = if case .sparse(_, let pairColumns) = pairs { pairColumns.count * MemoryLayout<Int32>.size } else { 0 }
+        let bytes = levels.count * MemoryLayout<Int16>.size + columnBytes
+        outgrowsCache = CompactKernels.lastLevelCacheBytes.map { bytes > $0 / 2 } ?? true
     }
 
     /// Calls `body` with the query's level per column (and ``unheard`` for the padding column after the

@@ -192,7 +192,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                                 pairStart.withUnsafeBufferPointer { pairStart in
                                     beaconfix_level_distances_sparse_avx2(
                                         values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                        queryLevels.baseAddress, &metric, &rows)
+                                        levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, &metric, &rows)
                                 }
                             }
                         }
