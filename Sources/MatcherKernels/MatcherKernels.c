@@ -115,13 +115,13 @@ static inline void advance(selection_cursor *cursor) {
 }
 
 /// How far ahead a sparse selection is requested. The first block of a run is always requested; the
-/// blocks after it only where the caller asks (`prefetch_adjacent`: a map larger than the cache), where the
+/// blocks after it only where the caller asks (`prefetch_adjacent`: a map the cache does not hold), where the
 /// processor's own prefetcher, which stops at page boundaries, leaves them waiting on memory. Against
 /// requesting only the first block after a gap, one block ahead (`Profile locate 1000000 8000 large
 /// spots1536-1`, builds run at once): every block two ahead took a locate among 1,000,000 fingerprints
 /// from 820 to 653 us (four ahead: 686 against 668 us), and first blocks only kept it at 832 against
-/// 696 us; among 100,000 fingerprints, in the cache, every block cost 5% (96.8 against 91.5 us, turns)
-/// and first blocks only nothing (90.8 against 92.6 us).
+/// 696 us; among 100,000 fingerprints, in the cache, every block cost 5% (96.8 against 91.6 us, means of
+/// two turns) and first blocks only nothing (91.0 against 92.9 us).
 #define BEACONFIX_BLOCKS_AHEAD 2
 
 /// Requests block `block` of a sparse map: its levels and its column list.

@@ -45,10 +45,9 @@ long beaconfix_last_level_cache_bytes(void);
 /// selection is `run_count` runs of blocks, run `i` being `runs[2i] ..< runs[2i + 1]`. `query_levels` has
 /// one level per column and one more, `BEACONFIX_UNHEARD`, for the padding column of an odd pair; a column
 /// the query does not hear is `BEACONFIX_UNHEARD` too. Each run's first block is requested from memory two
-/// blocks ahead; with `prefetch_adjacent` non-zero (a map larger than the cache) every block is. The same
-/// sums and finishing as `DecibelOffsetMetric`'s
-/// Swift loop, so the distances are the same to the bit. Only call when
-/// `beaconfix_offset_distances_have_avx2()` is true.
+/// blocks ahead; with `prefetch_adjacent` non-zero (a map the cache does not hold) every block is. The
+/// same sums and finishing as `DecibelOffsetMetric`'s Swift loop, so the distances are the same to the bit.
+/// Only call when `beaconfix_offset_distances_have_avx2()` is true.
 void beaconfix_level_distances_sparse_avx2(
     const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
