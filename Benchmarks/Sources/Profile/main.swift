@@ -193,6 +193,24 @@ default:
     }
     print("\(iterations) locates on \(venue.map.count) fingerprints: \(elapsed / iterations) each, \(located) located")
     let rounds = max(1, iterations / queries.count)
+    if let metric = locator.metric as? DecibelOffsetMetric {
+        // The kernel alone over each query's selection (for spots first, its fingerprints' blocks), through
+        // each loop this CPU runs: what the AVX2 and AVX-512 VNNI loops cost on the same blocks.
+        let selections = queries.map { locator.candidateBlocks(for: $0, in: venue.map) }
+        var distances = [Float](repeating: 0, count: selections.map(\.packedCount).max() ?? 0)
+        for loop in CompactKernels.LevelLoop.allCases where loop.isAvailable {
+            let elapsed = distances.withUnsafeMutableBufferPointer { buffer in
+                clock.measure {
+                    for _ in 0..<rounds {
+                        for (query, blocks) in zip(queries, selections) {
+                            metric.distances(from: query, in: venue.map, blocks: blocks, into: buffer, loop: loop)
+                        }
+                    }
+                }
+            }
+            print("kernel alone, \(loop) loop: \(elapsed / (rounds * queries.count)) a query")
+        }
+    }
     let batches = clock.measure {
         for _ in 0..<rounds { located += locator.locate(batch: queries, in: venue.map).count }
     }

@@ -31,12 +31,17 @@ typedef struct {
 /// other CPU keeps the Swift loops, which the baseline target (SSE2) compiles.
 int beaconfix_offset_distances_have_avx2(void);
 
+/// Whether this CPU also runs the AVX-512 VNNI loops below (AVX-512 F, BW, VL and VNNI, and the OS saving
+/// the opmask and 512-bit registers).
+int beaconfix_offset_distances_have_avx512_vnni(void);
+
 /// The bytes of this CPU's last-level cache, 0 where unknown (glibc's reading of CPUID on x86-64; 0 on
 /// other CPUs, which never run the AVX2 loops).
 long beaconfix_last_level_cache_bytes(void);
 
-/// The query level of a column the query does not hear (levels are at most 32,766).
-#define BEACONFIX_UNHEARD ((int16_t)0x7FFF)
+/// The query level of a column the query does not hear: -1, as a map's level of a beacon a row does not hear
+/// (levels are at least 0), so a lane counts where the lower of the two levels is at least 0.
+#define BEACONFIX_UNHEARD ((int16_t)-1)
 
 /// The dB-offset metric's distances from a query to the selected blocks of a sparse map, over levels in
 /// 1/16 dB (`DecibelLevels`): block `b` stores the column pairs `pair_start[b] ..< pair_start[b + 1]`, pair
@@ -57,6 +62,21 @@ void beaconfix_level_distances_sparse_avx2(
 /// `2p + 1`, at `levels + (block * pairs_per_block + p) * 16`): the query's `pair_count` pairs `query_pairs`
 /// (ascending, those holding a column it hears). Only call when `beaconfix_offset_distances_have_avx2()` is true.
 void beaconfix_level_distances_dense_avx2(
+    const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
+    long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const beaconfix_offset_rows *rows);
+
+/// `beaconfix_level_distances_sparse_avx2` with AVX-512's VNNI instructions, the same distances to the bit;
+/// it requests blocks three ahead, a line per pair it computes. Only call when
+/// `beaconfix_offset_distances_have_avx512_vnni()` is true.
+void beaconfix_level_distances_sparse_avx512_vnni(
+    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const beaconfix_offset_rows *rows);
+
+/// `beaconfix_level_distances_dense_avx2` with AVX-512's VNNI instructions, the same distances to the bit.
+/// Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
+void beaconfix_level_distances_dense_avx512_vnni(
     const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
     long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows);

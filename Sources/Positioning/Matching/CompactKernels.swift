@@ -30,9 +30,32 @@ enum CompactKernels {
         static var sumsOverQueryBeacons: Bool { get }
     }
 
-    /// Whether this CPU runs MatcherKernels' AVX2 loop of the dB-offset metric (the one every tuned and
-    /// untuned venue uses, over ``DecibelLevels``): asked once per process.
-    static let wideLoopsAvailable = beaconfix_offset_distances_have_avx2() != 0
+    /// The loops that sum the dB-offset metric (the one every tuned and untuned venue uses) over
+    /// ``DecibelLevels``, each giving the same distances to the bit.
+    enum LevelLoop: CaseIterable, Sendable {
+        /// Swift's SIMD types, on any CPU.
+        case portable
+        /// MatcherKernels' AVX2 loops.
+        case avx2
+        /// MatcherKernels' AVX-512 VNNI loops: the AVX2 ones with multiplications, additions and sums in
+        /// one instruction, 11 vector instructions a pair of columns instead of 14.
+        case avx512VNNI
+
+        /// Whether this CPU runs the loop: asked once per process.
+        var isAvailable: Bool {
+            switch self {
+            case .portable: true
+            case .avx2: CompactKernels.hasAVX2
+            case .avx512VNNI: CompactKernels.hasAVX512VNNI
+            }
+        }
+    }
+
+    private static let hasAVX2 = beaconfix_offset_distances_have_avx2() != 0
+    private static let hasAVX512VNNI = beaconfix_offset_distances_have_avx512_vnni() != 0
+
+    /// The fastest of the loops this CPU runs, which every locate takes.
+    static let fastestLevelLoop = LevelLoop.allCases.last(where: \.isAvailable) ?? .portable
 
     /// This CPU's last-level cache in bytes, nil where unknown: asked once per process.
     static let lastLevelCacheBytes: Int? = {

@@ -12,9 +12,10 @@ struct DecibelLevels: Sendable {
     static let steps: Float = 16
     /// A row that does not hear the column.
     static let absent: Int16 = -1
-    /// The query level of a column the query does not hear (`BEACONFIX_UNHEARD`).
-    static let unheard = Int16.max
-    /// The highest level kept: one under ``unheard``, 2,047.9 dB above the floor.
+    /// The query level of a column the query does not hear (`BEACONFIX_UNHEARD`): ``absent``, so that the
+    /// kernels find the lanes both sides hear from the lower of the two levels alone.
+    static let unheard: Int16 = absent
+    /// The highest level kept, 2,047.9 dB above the floor, far beyond any radio's range.
     static let highest = Int16.max - 1
 
     /// How the pairs of columns are laid out.

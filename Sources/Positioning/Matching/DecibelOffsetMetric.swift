@@ -83,17 +83,18 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     /// time), 8 rows at a time. Besides Σ e², Σ e and c it needs Σ r over the common beacons: the one-sided
     /// sums then come from the value sums, `Σ q(query-only) = Σ q − (Σ e + Σ r(common))` and
     /// `Σ r(reference-only) = Σ r − Σ r(common)`, so only the query's columns are visited. The sums are
-    /// integers, exact; a CPU with AVX2 runs MatcherKernels' loop, which gives the same distances to the bit.
+    /// integers, exact; a CPU with AVX2 or AVX-512 VNNI runs MatcherKernels' loop, which gives the same
+    /// distances to the bit.
     public func distances(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
     ) {
-        self.distances(from: query, in: map, blocks: blocks, into: distances, wide: CompactKernels.wideLoopsAvailable)
+        self.distances(from: query, in: map, blocks: blocks, into: distances, loop: CompactKernels.fastestLevelLoop)
     }
 
-    /// ``distances(from:in:blocks:into:)`` through the AVX2 loop (`wide`, where the CPU has it) or the Swift one.
+    /// ``distances(from:in:blocks:into:)`` through `loop`, which this CPU must run.
     func distances(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>,
-        wide: Bool
+        loop: CompactKernels.LevelLoop
     ) {
         precondition(
             map.representation == representation,
@@ -106,12 +107,15 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
             reference_only_penalty: penalty.referenceOnly)
         DecibelLevels.withQueryLevels(query) { queryLevels in
             withQueryPairs(query, levels: levels) { queryPairs in
-                if wide {
-                    wideDistances(levels, queryLevels: queryLevels, queryPairs: queryPairs, in: map, blocks: blocks, metric: &metric, into: distances)
-                } else {
+                switch loop {
+                case .portable:
                     LevelSums.forEachBlock(levels, queryLevels: queryLevels, queryPairs: queryPairs, blocks: blocks) { block, slot, sums in
                         finish(sums, block: block, slot: slot, metric: metric, in: map, into: distances)
                     }
+                case .avx2, .avx512VNNI:
+                    wideDistances(
+                        levels, queryLevels: queryLevels, queryPairs: queryPairs, in: map, blocks: blocks, metric: &metric,
+                        vectorNeural: loop == .avx512VNNI, into: distances)
                 }
             }
         }
@@ -169,10 +173,11 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
     }
 
-    /// MatcherKernels' AVX2 loop over the whole selection: each block's sums and its 8 distances in one call.
+    /// MatcherKernels' AVX2 loop (or its AVX-512 VNNI one, `vectorNeural`) over the whole selection: each
+    /// block's sums and its 8 distances in one call.
     private func wideDistances(
         _ levels: DecibelLevels, queryLevels: UnsafeBufferPointer<Int16>, queryPairs: UnsafeBufferPointer<Int>,
-        in map: RadioMap, blocks: BlockSelection, metric: inout beaconfix_offset_metric,
+        in map: RadioMap, blocks: BlockSelection, metric: inout beaconfix_offset_metric, vectorNeural: Bool,
         into distances: UnsafeMutableBufferPointer<Float>
     ) {
         blocks.withBounds { runs, runCount in
@@ -184,15 +189,28 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                             distances: distances.baseAddress, capacity: distances.count)
                         switch levels.pairs {
                         case .dense(let pairsPerBlock):
-                            beaconfix_level_distances_dense_avx2(
-                                values.baseAddress, pairsPerBlock, runs, runCount, queryPairs.baseAddress, queryPairs.count,
-                                queryLevels.baseAddress, &metric, &rows)
+                            if vectorNeural {
+                                beaconfix_level_distances_dense_avx512_vnni(
+                                    values.baseAddress, pairsPerBlock, runs, runCount, queryPairs.baseAddress, queryPairs.count,
+                                    queryLevels.baseAddress, &metric, &rows)
+                            } else {
+                                beaconfix_level_distances_dense_avx2(
+                                    values.baseAddress, pairsPerBlock, runs, runCount, queryPairs.baseAddress, queryPairs.count,
+                                    queryLevels.baseAddress, &metric, &rows)
+                            }
                         case .sparse(let pairStart, let pairColumns):
                             pairColumns.withUnsafeBufferPointer { pairColumns in
                                 pairStart.withUnsafeBufferPointer { pairStart in
-                                    beaconfix_level_distances_sparse_avx2(
-                                        values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                        levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, &metric, &rows)
+                                    let prefetchAdjacent: Int32 = levels.outgrowsCache ? 1 : 0
+                                    if vectorNeural {
+                                        beaconfix_level_distances_sparse_avx512_vnni(
+                                            values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
+                                            prefetchAdjacent, queryLevels.baseAddress, &metric, &rows)
+                                    } else {
+                                        beaconfix_level_distances_sparse_avx2(
+                                            values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
+                                            prefetchAdjacent, queryLevels.baseAddress, &metric, &rows)
+                                    }
                                 }
                             }
                         }
