@@ -1,11 +1,12 @@
-// The dB-offset metric's distances, compiled for AVX2 and for AVX-512 VNNI and chosen at run time: Swift compiles a whole module
-// for one target, and the baseline x86-64 target (SSE2) splits every vector into two. The map's levels are
-// 16-bit integers in 1/16 dB (`DecibelLevels`), two columns interleaved lane by lane, so one
-// `_mm256_madd_epi16` squares and adds two columns for a block's 8 rows into exact 32-bit sums. One call
-// covers a whole selection of blocks: each block's column pairs, the finishing of its 8 distances and the
-// prefetching of the next block after a gap. Integer sums are exact in any order, and the finishing is the
-// Swift one (`DecibelOffsetMetric.distances`) operation for operation with nothing fused (no FMA: the Swift
-// target has none, and contraction is off), so the distances are the same to the bit (WideKernelTests).
+// The dB-offset metric's distances, compiled for AVX2 and for AVX-512 VNNI and chosen at run time: Swift
+// compiles a whole module for one target, and the baseline x86-64 target (SSE2) splits every vector into
+// two. The map's levels are 16-bit integers in 1/16 dB (`DecibelLevels`), two columns interleaved lane by
+// lane, so one `_mm256_madd_epi16` (or `vpdpwssd`) squares and adds two columns for a block's 8 rows into
+// exact 32-bit sums. One call covers a whole selection of blocks: each block's column pairs, the finishing
+// of its 8 distances and the requests for blocks ahead. Integer sums are exact in any order, and the
+// finishing is the Swift one (`DecibelOffsetMetric.distances`) operation for operation with nothing fused
+// (no FMA: the Swift target has none, and contraction is off), so the distances are the same to the bit
+// (WideKernelTests).
 #include "MatcherKernels.h"
 #include "MatcherHints.h"
 
@@ -407,18 +408,6 @@ void beaconfix_level_distances_dense_avx512_vnni(
 
 // No AVX2 outside x86-64: the Swift loops run, and these are never called.
 int beaconfix_offset_distances_have_avx2(void) { return 0; }
-
-int beaconfix_offset_distances_have_avx512_vnni(void) {
-    if (!beaconfix_offset_distances_have_avx2()) return 0;
-    unsigned int eax, ebx, ecx, edx;
-    // The OS saving the opmask and both halves of the 512-bit registers too (XCR0 bits 5 to 7).
-    unsigned int xcr0_low, xcr0_high;
-    __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
-    if ((xcr0_low & 0xE6) != 0xE6) return 0;
-    // Leaf 7: AVX512F (EBX bit 16), AVX512BW (bit 30), AVX512VL (bit 31) and AVX512_VNNI (ECX bit 11).
-    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
-    return (ebx & bit_AVX512F) && (ebx & bit_AVX512BW) && (ebx & bit_AVX512VL) && (ecx & bit_AVX512VNNI) ? 1 : 0;
-}
 
 int beaconfix_offset_distances_have_avx512_vnni(void) { return 0; }
 
