@@ -307,9 +307,8 @@ typedef struct {
 /// `add_pair` for the VNNI loops: `query` the query's levels of the pair's two columns, laid out lane by
 /// lane as the levels are.
 __attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
-static inline void add_pair_vnni(vnni_sums *sums, const int16_t *levels, __m256i query) {
+static inline void add_levels_vnni(vnni_sums *sums, __m256i reference, __m256i query) {
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256i reference = _mm256_loadu_si256((const __m256i *)levels);
     __mmask16 both = _mm256_cmpgt_epi16_mask(_mm256_min_epi16(query, reference), _mm256_set1_epi16(-1));
     __m256i difference = _mm256_maskz_sub_epi16(both, query, reference);
     __m256i counted = _mm256_maskz_mov_epi16(both, ones);
@@ -317,6 +316,12 @@ static inline void add_pair_vnni(vnni_sums *sums, const int16_t *levels, __m256i
     sums->differences = _mm256_dpwssd_epi32(sums->differences, difference, ones);
     sums->reference = _mm256_dpwssd_epi32(sums->reference, reference, counted);
     sums->common = _mm256_dpwssd_epi32(sums->common, counted, ones);
+}
+
+/// `add_levels_vnni` of the 16 levels of a pair at `levels`.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline void add_pair_vnni(vnni_sums *sums, const int16_t *levels, __m256i query) {
+    add_levels_vnni(sums, _mm256_loadu_si256((const __m256i *)levels), query);
 }
 
 /// The block's distances from the VNNI loops' sums, through the same finishing as ever.
@@ -380,6 +385,125 @@ void beaconfix_level_distances_sparse_avx512_vnni(
     }
 }
 
+/// A block's 8 lower and upper bounds on the distances the exact levels give, from its sums over the
+/// coarse levels, each within `error` (1/16 dB) of the exact one. With `e` the exact differences over the
+/// `c` beacons both sides hear and `ẽ` the coarse ones, `|e − ẽ| ≤ error` lane by lane, so:
+/// - the spread `Σ e² − (Σ e)²/(c + λ)` is the squared distance from `e` to a line (λ ≥ 0; `Σ e²` alone
+///   without an offset, the distance to 0), and a distance moves by at most the length of the move:
+///   `√spread` is within `error·√c` of the coarse `√spread`;
+/// - the query-only sum is the same (`Σ q − (Σ ẽ + Σ r̃) = Σ q − Σ q(common)` either way), and the
+///   reference-only sum `Σ r − Σ r(common)` is within `error·c` of the coarse one;
+/// - the count of common beacons and the union are the same (a coarse level is absent where the exact
+///   one is).
+/// Float rounding and the exact finishing's cut of a spread under 1e-5 of `Σ e²` to 0 are covered by a
+/// slack of 1e-4 of (a bound on) the sum of the magnitudes the numerator is made of.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline void finish_bounds(
+    const vnni_sums *sums, float error, long block, long slot, const beaconfix_offset_metric *metric,
+    const beaconfix_offset_rows *rows, float *upper) {
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    __m256 common = _mm256_cvtepi32_ps(sums->common);
+    __m256 no_common = _mm256_cmp_ps(common, _mm256_set1_ps(0.5f), _CMP_LT_OQ);
+    __m256 squared = _mm256_mul_ps(_mm256_cvtepi32_ps(sums->squared), _mm256_set1_ps(1.0f / 256));
+    __m256 differences = _mm256_mul_ps(_mm256_cvtepi32_ps(sums->differences), _mm256_set1_ps(1.0f / 16));
+    __m256 common_reference = _mm256_mul_ps(_mm256_cvtepi32_ps(sums->reference), _mm256_set1_ps(1.0f / 16));
+    __m256 spread = squared;
+    if (metric->removes_offset) {
+        __m256 denominator = replacing(_mm256_add_ps(common, _mm256_set1_ps(metric->offset_shrinkage)), one, no_common);
+        spread = _mm256_sub_ps(spread, _mm256_div_ps(_mm256_mul_ps(differences, differences), denominator));
+    }
+    __m256 root = _mm256_sqrt_ps(_mm256_max_ps(spread, zero));
+    __m256 reach = _mm256_mul_ps(_mm256_set1_ps(error / 16), _mm256_sqrt_ps(common));
+    __m256 high_root = _mm256_add_ps(root, reach), low_root = _mm256_max_ps(_mm256_sub_ps(root, reach), zero);
+    __m256 spread_high = _mm256_mul_ps(high_root, high_root), spread_low = _mm256_mul_ps(low_root, low_root);
+    __m256 query_only = _mm256_max_ps(
+        _mm256_sub_ps(_mm256_set1_ps(metric->query_value_sum), _mm256_add_ps(differences, common_reference)), zero);
+    __m256 value_sum = _mm256_loadu_ps(rows->value_sum + block * 8);
+    __m256 shift = _mm256_mul_ps(_mm256_set1_ps(error / 16), common);
+    __m256 reference_only = _mm256_sub_ps(value_sum, common_reference);
+    __m256 reference_only_low = _mm256_max_ps(_mm256_sub_ps(reference_only, shift), zero);
+    __m256 reference_only_high = _mm256_max_ps(_mm256_add_ps(reference_only, shift), zero);
+    __m256 query_only_cost = _mm256_mul_ps(_mm256_set1_ps(metric->query_only_penalty), query_only);
+    __m256 reference_only_penalty = _mm256_set1_ps(metric->reference_only_penalty);
+    // The exact Σ e² is at most (√Σ ẽ² + reach)² ≤ 2 Σ ẽ² + 2 reach², without a square root.
+    __m256 squared_high = _mm256_mul_ps(_mm256_add_ps(squared, _mm256_mul_ps(reach, reach)), _mm256_set1_ps(2.0f));
+    __m256 magnitude = _mm256_add_ps(
+        _mm256_add_ps(squared_high,
+                      _mm256_mul_ps(_mm256_set1_ps(metric->query_only_penalty), _mm256_set1_ps(metric->query_value_sum))),
+        _mm256_mul_ps(reference_only_penalty, _mm256_add_ps(value_sum, shift)));
+    __m256 slack = _mm256_mul_ps(_mm256_set1_ps(1e-4f), magnitude);
+    __m256 union_count = _mm256_sub_ps(
+        _mm256_add_ps(_mm256_set1_ps(metric->query_present), _mm256_loadu_ps(rows->present_count + block * 8)), common);
+    __m256 divisor = replacing(union_count, one, _mm256_cmp_ps(union_count, one, _CMP_LT_OQ));
+    __m256 low = _mm256_sub_ps(
+        _mm256_add_ps(_mm256_add_ps(spread_low, query_only_cost), _mm256_mul_ps(reference_only_penalty, reference_only_low)), slack);
+    __m256 high = _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(spread_high, query_only_cost), _mm256_mul_ps(reference_only_penalty, reference_only_high)), slack);
+    const __m256 infinity = _mm256_set1_ps(INFINITY);
+    __m256 lower = replacing(_mm256_max_ps(_mm256_div_ps(low, divisor), zero), infinity, no_common);
+    __m256 higher = replacing(_mm256_div_ps(high, divisor), infinity, no_common);
+    long first = slot * 8;
+    if (first + 8 <= rows->capacity) {
+        _mm256_storeu_ps(rows->distances + first, lower);
+        _mm256_storeu_ps(upper + first, higher);
+    } else if (first < rows->capacity) {
+        float lanes[8], upper_lanes[8];
+        _mm256_storeu_ps(lanes, lower);
+        _mm256_storeu_ps(upper_lanes, higher);
+        for (long lane = 0; first + lane < rows->capacity; lane++) {
+            rows->distances[first + lane] = lanes[lane];
+            upper[first + lane] = upper_lanes[lane];
+        }
+    }
+}
+
+__attribute__((target(BEACONFIX_AVX512_VNNI)))
+void beaconfix_level_bounds_sparse_avx512_vnni(
+    const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric, int16_t coarse_error,
+    const beaconfix_offset_rows *rows, float *upper) {
+    long slot = 0;
+    const float error = (float)coarse_error;
+    selection_cursor ahead = {runs, run_count, 0, -1};
+    enter_run(&ahead, 0);
+    for (long step = 0; step < BEACONFIX_VNNI_BLOCKS_AHEAD && ahead.block >= 0; step++) {
+        long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
+        beaconfix_prefetch_range(coarse_levels + first * 16, stored * 16);
+        beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
+        advance(&ahead);
+    }
+    const char *request = 0, *request_end = 0;
+    const __m256i eight = _mm256_set1_epi16(8);
+    for (long run = 0; run < run_count; run++) {
+        for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
+            if (ahead.block >= 0) {
+                if (prefetch_adjacent || ahead.block == runs[2 * ahead.run]) {
+                    long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
+                    request = (const char *)(coarse_levels + first * 16);
+                    request_end = request + stored * 16;
+                    beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
+                }
+                advance(&ahead);
+            }
+            vnni_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+            for (long pair = pair_start[block]; pair < pair_start[block + 1]; pair++) {
+                // A line holds four pairs here: one request every other pair keeps pace with the exact loop's.
+                if (request < request_end && (pair & 1) == 0) {
+                    beaconfix_prefetch(request);
+                    request += 64;
+                }
+                uint32_t query = query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
+                // Byte b is level 8 (b − 1) in 1/16 dB, and 0 (absent) becomes -8, which counts as absent.
+                __m256i coarse = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(coarse_levels + pair * 16)));
+                __m256i reference = _mm256_sub_epi16(_mm256_slli_epi16(coarse, 3), eight);
+                add_levels_vnni(&sums, reference, _mm256_set1_epi32((int)query));
+            }
+            finish_bounds(&sums, error, block, slot, metric, rows, upper);
+            slot++;
+        }
+    }
+}
+
 __attribute__((target(BEACONFIX_AVX512_VNNI)))
 void beaconfix_level_distances_dense_avx512_vnni(
     const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
@@ -437,6 +561,15 @@ void beaconfix_level_distances_sparse_avx512_vnni(
     const beaconfix_offset_rows *rows) {
     (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;
     (void)query_levels; (void)metric; (void)rows;
+    __builtin_trap();
+}
+
+void beaconfix_level_bounds_sparse_avx512_vnni(
+    const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric, int16_t coarse_error,
+    const beaconfix_offset_rows *rows, float *upper) {
+    (void)coarse_levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;
+    (void)query_levels; (void)metric; (void)coarse_error; (void)rows; (void)upper;
     __builtin_trap();
 }
 

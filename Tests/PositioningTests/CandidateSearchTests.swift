@@ -67,18 +67,10 @@ struct CandidateSearchTests {
     func sharedDatasets(dataset: String) throws {
         // Given the survey as `survey record` stores it, and the walk's scans (waldo has none: a spread of
         // its survey scans, each also in the map, stands in)
-        let venue = try SharedDatasets.venue(dataset)
-        let builder = PositioningConfiguration().builder
-        let survey = SurveyFingerprints(
-            survey: try SharedDatasets.labelledSamples(dataset, "survey.jsonl"), windowSize: 1, spots: venue.spots, builder: builder)
-        let walk = dataset == "wmu-waldo"
-            ? Array(survey.surveyed.map(\.fingerprint).enumerated().filter { $0.offset % 7 == 0 }.map(\.element))
-            : try SharedDatasets.labelledSamples(dataset, "test.jsonl").compactMap { try? builder.fingerprint(of: [$0.sample]) }
-        let queries = walk.count > 400 ? walk.enumerated().filter { $0.offset % (walk.count / 400) == 0 }.map(\.element) : walk
-        let references = survey.surveyed.map { ($0.spot, $0.fingerprint) }
+        let (spots, references, queries) = try SharedDatasets.surveyAndScans(dataset)
         // When every scan is located by the exhaustive search, the beacon index and the strongest-beacon search
-        let exact = try Self.compare(.beaconIndex, queries: queries, spots: survey.spots, references: references)
-        let strongest = try Self.compare(Locator.strongestBeaconSearch, queries: queries, spots: survey.spots, references: references)
+        let exact = try Self.compare(.beaconIndex, queries: queries, spots: spots, references: references)
+        let strongest = try Self.compare(Locator.strongestBeaconSearch, queries: queries, spots: spots, references: references)
         print("\(dataset): beacon index reads \(exact.recall.readShare) of the blocks, the strongest-beacon search \(strongest.recall.readShare); equal answers \(exact.equalShare) and \(strongest.equalShare)")
         // Then both answer exactly as the exhaustive search, whatever the metric
         #expect(exact.allEqual && exact.recall.at32 == 1)

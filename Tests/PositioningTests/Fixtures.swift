@@ -62,5 +62,19 @@ enum SharedDatasets {
             VenueDefinition.self, from: Data(contentsOf: root.appendingPathComponent("\(dataset)/venue.json")))
     }
 
+    /// A dataset's survey as `survey record` stores it (one fingerprint a scan) and up to about 400 scans of
+    /// its walk, spread over it (waldo has no walk: every 7th survey scan, each also in the map, stands in).
+    static func surveyAndScans(_ dataset: String) throws -> (spots: [Spot], references: [(spot: Int, fingerprint: Fingerprint)], queries: [Fingerprint]) {
+        let venue = try venue(dataset)
+        let builder = PositioningConfiguration().builder
+        let survey = SurveyFingerprints(
+            survey: try labelledSamples(dataset, "survey.jsonl"), windowSize: 1, spots: venue.spots, builder: builder)
+        let walk = dataset == "wmu-waldo"
+            ? Array(survey.surveyed.map(\.fingerprint).enumerated().filter { $0.offset % 7 == 0 }.map(\.element))
+            : try labelledSamples(dataset, "test.jsonl").compactMap { try? builder.fingerprint(of: [$0.sample]) }
+        let queries = walk.count > 400 ? walk.enumerated().filter { $0.offset % (walk.count / 400) == 0 }.map(\.element) : walk
+        return (survey.spots, survey.surveyed.map { ($0.spot, $0.fingerprint) }, queries)
+    }
+
     struct DatasetError: Error { var message: String }
 }

@@ -164,10 +164,13 @@ let benchmarks: @Sendable () -> Void = {
     }
     var spotsFirstAt100000 = strongest
     spotsFirstAt100000.candidateSearch = Locator.spotsFirstSearches[0]
-    // Allocations alone, per locate, whatever the size: nothing is allocated per fingerprint.
+    var spotsFirstAt1000000 = strongest
+    spotsFirstAt1000000.candidateSearch = Locator.spotsFirstSearches[1]
+    // Allocations alone, per locate, whatever the size: nothing is allocated per fingerprint. At 1,000,000
+    // a locate goes through the coarse pass (on a CPU with AVX-512 VNNI; 100,000 in the smoke run).
     for (layout, named, name, locator) in [
         (Layout.hall, 1_000, "strongest-beacon search", strongest), (.large, 100_000, "strongest-beacon search", strongest),
-        (.large, 100_000, "spots first", spotsFirstAt100000),
+        (.large, 100_000, "spots first", spotsFirstAt100000), (.large, 1_000_000, "spots first", spotsFirstAt1000000),
     ] {
         let size = builtSize(named, layout)
         Benchmark(

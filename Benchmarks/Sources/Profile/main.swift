@@ -1,5 +1,7 @@
 // Loops for a profiler (callgrind counts instructions reliably; perf samples time):
 //   .build/release/Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
+//     PROFILE_COARSE=always|never: the map with its coarse levels forced on or off (RadioMap.CoarsePass);
+//     PROFILE_COARSE=compare|compare-fractional: both, located in turns (fractional: levels moved off whole dB)
 //   .build/release/Profile record VENUE.json SURVEY.jsonl       (decode, build and store, phase by phase)
 //   .build/release/Profile recall [fingerprints] [keep,keep,...] (strongest-beacon and spots-first searches against the exhaustive one)
 //   .build/release/Profile build [fingerprints]                  (a large venue's radio map with and without its spot centroids)
@@ -139,7 +141,19 @@ default:
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
     let iterations = arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100
     let large = arguments.count > 4 && arguments[4] == "large"
-    let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: large ? 100 : 32, floors: large ? 4 : 1)
+    let synthetic = SyntheticVenue(fingerprints: size, beaconsPerFloor: large ? 100 : 32, floors: large ? 4 : 1)
+    // PROFILE_COARSE=always|never: the map laid out again with its coarse levels forced on or off.
+    let coarsePass: RadioMap.CoarsePass? = switch ProcessInfo.processInfo.environment["PROFILE_COARSE"] {
+    case "always": .always
+    case "never": .never
+    default: nil
+    }
+    let map = try coarsePass.map {
+        try RadioMap(
+            spots: synthetic.map.spots, fingerprints: synthetic.references, representation: synthetic.map.representation,
+            zoneAreas: [], layout: .automatic, coarsePass: $0)
+    } ?? synthetic.map
+    let venue = (map: map, queries: synthetic.queries, summary: synthetic.summary + (coarsePass.map { ", coarse pass \($0)" } ?? ""))
     var locator = PositioningConfiguration().locator
     locator.maximumDistance = nil
     switch arguments.count > 5 ? arguments[5] : "untuned" {
@@ -185,6 +199,39 @@ default:
         for run in locator.candidateBlocks(for: query, in: venue.map).runs { union.formUnion(run) }
     }
     print("a batch of \(queries.count) reads \(selected.reduce(0, +)) blocks query by query, \(union.count) distinct")
+    if let comparison = ProcessInfo.processInfo.environment["PROFILE_COARSE"], comparison.hasPrefix("compare") {
+        // The same survey with and without coarse levels, located in turns in one process: no other process
+        // competes for memory while either is timed. The synthetic fingerprints are single scans in whole dB,
+        // which the coarse levels keep exactly; `compare-fractional` moves every level by a fraction of a dB
+        // (a multiple of 1/16, seeded), as a surveyed fingerprint's mean over its window is.
+        var generator = SeededGenerator(seed: 31)
+        let references = comparison == "compare-fractional"
+            ? synthetic.references.map { reference in
+                var fingerprint = reference.fingerprint
+                for (beacon, entry) in fingerprint.entries {
+                    var moved = entry
+                    moved.meanRSSI += Double(Int.random(in: 0..<16, using: &generator)) / 16
+                    fingerprint.entries[beacon] = moved
+                }
+                return (spot: reference.spot, fingerprint: fingerprint)
+            }
+            : synthetic.references
+        let maps = try [RadioMap.CoarsePass.never, .always].map { pass in
+            (pass, try RadioMap(
+                spots: synthetic.map.spots, fingerprints: references, representation: synthetic.map.representation,
+                zoneAreas: [], layout: .automatic, coarsePass: pass))
+        }
+        print("coarse levels within \(maps[1].1.decibelLevels?.coarse?.error ?? -1)/16 dB of the exact ones")
+        for round in 0..<4 {
+            for (pass, map) in maps {
+                let vectors = venue.queries.map { map.query(for: $0) }
+                let elapsed = clock.measure {
+                    for iteration in 0..<iterations { _ = locator.locate(vectors[iteration % vectors.count], in: map) }
+                }
+                print("round \(round), coarse pass \(pass): \(elapsed / iterations) a locate")
+            }
+        }
+    }
     var located = 0
     let elapsed = clock.measure {
         for iteration in 0..<iterations {

@@ -105,6 +105,19 @@ extension RadioMap {
     enum BlockLayout: Sendable {
         case automatic, dense, sparse
     }
+
+    /// Whether a sparse decibel map keeps its levels rounded to 1/2 dB too (``DecibelLevels/coarse``), for a
+    /// locate that bounds every candidate's distance reading half the bytes and reads the exact levels only
+    /// of the blocks that can hold an answer.
+    enum CoarsePass: Sendable {
+        /// Where the map outgrows the cache (``DecibelLevels/outgrowsCache``) and the CPU runs the AVX-512
+        /// VNNI loops: the pass saves reads from memory, not arithmetic.
+        case automatic
+        /// Always (tests, and `Profile`'s comparisons).
+        case always
+        /// Never: the spot centroids, whose selection is not a ranking the exact pass could finish.
+        case never
+    }
 }
 
 /// A layout derived from a map's blocks, laid out the first time someone asks and kept for the map's life:

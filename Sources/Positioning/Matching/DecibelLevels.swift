@@ -34,12 +34,37 @@ struct DecibelLevels: Sendable {
     /// where the row does not hear the beacon.
     let levels: [Int16]
     /// Whether the levels and column lists take more than half the CPU's last-level cache (or its size is
-    /// unknown): a selection's blocks then mostly come from memory, and the AVX2 loop requests every one of
-    /// them ahead, not only the first of each run (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`). Half, because
+    /// unknown): a selection's blocks then mostly come from memory, and the loops in C request every one of
+    /// them ahead, not only the first of each run (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`); the map then
+    /// keeps coarse levels too where the CPU runs the VNNI loop (``RadioMap/CoarsePass``). Half, because
     /// the cache is shared with the rest of the process, other processes and, on a virtual machine, other
     /// tenants: this machine reports 260 MB, and the 1,000,000-fingerprint map (about 250 MB) still waits on
     /// memory unless every block is requested, while the 100,000 one (25 MB) runs faster without.
     let outgrowsCache: Bool
+    /// The levels rounded to 1/2 dB, for a first pass that reads half the bytes
+    /// (``DecibelOffsetMetric/distanceBounds(from:in:blocks:lower:upper:)``); nil where the map does not keep
+    /// them (``RadioMap/CoarsePass``).
+    let coarse: CoarseLevels?
+
+    /// A sparse map's levels a byte each, in the same layout: 0 where the row does not hear the beacon, `b`
+    /// for the level `(b − 1) / 2` dB (`8 (b − 1)` in 1/16 dB), the nearest to the exact one up to 127 dB.
+    struct CoarseLevels: Sendable {
+        let bytes: [UInt8]
+        /// The largest difference between a level and its coarse one, in 1/16 dB: 4 (1/4 dB) unless a level
+        /// lies beyond 127 dB, where the coarse levels stop. Measured, so the bounds hold for any map.
+        let error: Int16
+
+        init(levels: [Int16]) {
+            var largest = 0
+            bytes = levels.map { level in
+                guard level >= 0 else { return 0 }
+                let step = min(254, (Int(level) + 4) / 8)
+                largest = max(largest, abs(Int(level) - 8 * step))
+                return UInt8(step + 1)
+            }
+            error = Int16(largest)
+        }
+    }
 
     /// The level of a stored or query value (dB above the floor, at least 0, rounded to 1/16 dB already).
     @inline(__always)
@@ -47,8 +72,8 @@ struct DecibelLevels: Sendable {
         value < 0 ? absent : Int16(min(Float(highest), (value * steps).rounded()))
     }
 
-    /// The levels of `storage`'s blocks.
-    init(storage: BlockStorage, beaconCount width: Int, blockCount: Int) {
+    /// The levels of `storage`'s blocks, and their coarse copy for a sparse map as `coarsePass` says.
+    init(storage: BlockStorage, beaconCount width: Int, blockCount: Int, coarsePass: RadioMap.CoarsePass) {
         let lanes = RadioMap.lanes
         var levels: [Int16] = []
         /// Appends the pair of columns whose first lanes are at `first` and `second` in the stored values
@@ -94,6 +119,12 @@ struct DecibelLevels: Sendable {
         let columnBytes = if case .sparse(_, let pairColumns) = pairs { pairColumns.count * MemoryLayout<Int32>.size } else { 0 }
         let bytes = levels.count * MemoryLayout<Int16>.size + columnBytes
         outgrowsCache = CompactKernels.lastLevelCacheBytes.map { bytes > $0 / 2 } ?? true
+        let keepsCoarse = switch (coarsePass, pairs) {
+        case (_, .dense), (.never, _): false
+        case (.always, _): true
+        case (.automatic, _): outgrowsCache && CompactKernels.LevelLoop.avx512VNNI.isAvailable
+        }
+        coarse = keepsCoarse ? CoarseLevels(levels: levels) : nil
     }
 
     /// Calls `body` with the query's level per column (and ``unheard`` for the padding column after the

@@ -101,10 +101,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
             "DecibelOffsetMetric compares dB above \(floor); the map holds \(map.representation): build it with the metric's representation")
         // A decibel map always has its levels.
         let levels = map.decibelLevels!
-        var metric = beaconfix_offset_metric(
-            query_present: query.presentCount, query_value_sum: query.valueSum, offset_shrinkage: offsetShrinkage ?? 0,
-            removes_offset: offsetShrinkage == nil ? 0 : 1, query_only_penalty: penalty.queryOnly,
-            reference_only_penalty: penalty.referenceOnly)
+        var metric = kernelMetric(for: query)
         DecibelLevels.withQueryLevels(query) { queryLevels in
             withQueryPairs(query, levels: levels) { queryPairs in
                 switch loop {
@@ -116,6 +113,129 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                     wideDistances(
                         levels, queryLevels: queryLevels, queryPairs: queryPairs, in: map, blocks: blocks, metric: &metric,
                         vectorNeural: loop == .avx512VNNI, into: distances)
+                }
+            }
+        }
+    }
+
+    /// What MatcherKernels' finishing reads of the metric and the query.
+    private func kernelMetric(for query: QueryVector) -> beaconfix_offset_metric {
+        beaconfix_offset_metric(
+            query_present: query.presentCount, query_value_sum: query.valueSum, offset_shrinkage: offsetShrinkage ?? 0,
+            removes_offset: offsetShrinkage == nil ? 0 : 1, query_only_penalty: penalty.queryOnly,
+            reference_only_penalty: penalty.referenceOnly)
+    }
+
+    /// Whether ``distanceBounds(from:in:blocks:lower:upper:)`` runs for `map` on this CPU: a sparse map that
+    /// keeps coarse levels (``RadioMap/CoarsePass``), read by the AVX-512 VNNI loop.
+    func boundsDistances(in map: RadioMap) -> Bool {
+        map.decibelLevels?.coarse != nil && map.representation == representation && CompactKernels.LevelLoop.avx512VNNI.isAvailable
+    }
+
+    /// A lower and an upper bound on each selected row's distance (packed, as
+    /// ``distances(from:in:blocks:into:)`` writes distances), from the map's levels rounded to 1/2 dB: half
+    /// the bytes of the exact levels. A row sharing no beacon with the query gets infinity for both, its
+    /// distance. Only where ``boundsDistances(in:)``.
+    ///
+    /// Why the bounds hold (MatcherKernels' `finish_bounds`): every coarse level is within the map's
+    /// measured error `ε` of the exact one, so over the `c` beacons both sides hear the differences move by at
+    /// most `ε` each; the spread is a squared distance from the differences to a line, which moves by at most
+    /// `ε√c`, the reference-only sum by at most `εc`, and the rest does not move.
+    func distanceBounds(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, lower: UnsafeMutableBufferPointer<Float>,
+        upper: UnsafeMutableBufferPointer<Float>
+    ) {
+        precondition(boundsDistances(in: map), "distanceBounds needs a sparse decibel map with coarse levels and the AVX-512 VNNI loop")
+        let levels = map.decibelLevels!, coarse = levels.coarse!
+        guard case .sparse(let pairStart, let pairColumns) = levels.pairs else { preconditionFailure("a map with coarse levels is sparse") }
+        precondition(upper.count >= lower.count, "one upper bound a lower one")
+        // Read through a pointer, not captured as a variable: nothing is boxed on the heap.
+        withUnsafePointer(to: kernelMetric(for: query)) { metric in
+            DecibelLevels.withQueryLevels(query) { queryLevels in
+                blocks.withBounds { runs, runCount in
+                    map.presentCount.withUnsafeBufferPointer { present in
+                        map.valueSum.withUnsafeBufferPointer { valueSum in
+                            coarse.bytes.withUnsafeBufferPointer { bytes in
+                                pairColumns.withUnsafeBufferPointer { pairColumns in
+                                    pairStart.withUnsafeBufferPointer { pairStart in
+                                        var rows = beaconfix_offset_rows(
+                                            present_count: present.baseAddress, value_sum: valueSum.baseAddress,
+                                            distances: lower.baseAddress, capacity: lower.count)
+                                        beaconfix_level_bounds_sparse_avx512_vnni(
+                                            bytes.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
+                                            levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, metric, coarse.error, &rows,
+                                            upper.baseAddress)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Turns the lower bounds in `distances` (``distanceBounds(from:in:blocks:lower:upper:)``) into the exact
+    /// distances of every selected block with a row whose lower bound is at most `threshold`, and into
+    /// infinity in the other blocks, whose rows are all further than `threshold`. Stretches of consecutive
+    /// blocks to read again are one call of the exact loop each.
+    func refineDistances(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, threshold: Float,
+        distances: UnsafeMutableBufferPointer<Float>
+    ) {
+        precondition(boundsDistances(in: map), "refineDistances follows distanceBounds, on a map with coarse levels")
+        let levels = map.decibelLevels!
+        guard case .sparse(let pairStart, let pairColumns) = levels.pairs else { preconditionFailure("a map with coarse levels is sparse") }
+        guard let base = distances.baseAddress else { return }
+        let lanes = RadioMap.lanes, below = threshold.nextUp
+        // Read through a pointer, not captured as a variable by `readAgain`: nothing is boxed on the heap.
+        withUnsafePointer(to: kernelMetric(for: query)) { metric in
+            DecibelLevels.withQueryLevels(query) { queryLevels in
+                map.presentCount.withUnsafeBufferPointer { present in
+                    map.valueSum.withUnsafeBufferPointer { valueSum in
+                        levels.levels.withUnsafeBufferPointer { values in
+                            pairColumns.withUnsafeBufferPointer { pairColumns in
+                                pairStart.withUnsafeBufferPointer { pairStart in
+                                    /// Computes the blocks `first ..< end`, whose first is the `slot`-th selected one.
+                                    func readAgain(_ first: Int, _ end: Int, slot: Int) {
+                                        var run = (first, end)
+                                        withUnsafePointer(to: &run) { run in
+                                            run.withMemoryRebound(to: Int.self, capacity: 2) { run in
+                                                var rows = beaconfix_offset_rows(
+                                                    present_count: present.baseAddress, value_sum: valueSum.baseAddress,
+                                                    distances: base + slot * lanes, capacity: distances.count - slot * lanes)
+                                                beaconfix_level_distances_sparse_avx512_vnni(
+                                                    values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, run, 1,
+                                                    levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, metric, &rows)
+                                            }
+                                        }
+                                    }
+                                    var slot = 0
+                                    for run in blocks.runs {
+                                        // The stretch of blocks to read again being gathered: its first block and slot.
+                                        var stretch: (block: Int, slot: Int)?
+                                        for block in run {
+                                            let first = slot * lanes
+                                            guard first < distances.count else { break }
+                                            let end = min(first + lanes, distances.count)
+                                            let holdsCandidate = end - first == lanes
+                                                ? beaconfix_any_below8(base + first, below) != 0
+                                                : (first..<end).contains { distances[$0] < below }
+                                            if holdsCandidate {
+                                                if stretch == nil { stretch = (block, slot) }
+                                            } else {
+                                                if let open = stretch { readAgain(open.block, block, slot: open.slot) }
+                                                stretch = nil
+                                                for index in first..<end { distances[index] = .infinity }
+                                            }
+                                            slot += 1
+                                        }
+                                        if let open = stretch { readAgain(open.block, open.block + (slot - open.slot), slot: open.slot) }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -206,9 +206,67 @@ public struct Locator: Sendable {
     }
 
     private func locate(_ query: QueryVector, blocks: BlockSelection, in map: RadioMap) -> LocationResult {
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
+        if keptPerSpot == 1, let bounding = metric as? DecibelOffsetMetric, bounding.boundsDistances(in: map) {
+            return locate(query, blocks: blocks, in: map, bounding: bounding)
+        }
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
             metric.distances(from: query, in: map, blocks: blocks, into: packed)
             return result(for: query, distances: UnsafeBufferPointer(packed), blocks: blocks, in: map)
+        }
+    }
+
+    /// Locates in two passes with the same answer as one: bounds on every selected row's distance from the
+    /// map's coarse levels (half the bytes), then the exact distances of the blocks whose rows can still be
+    /// in the answer (``answerBound(upper:blocks:in:)``); the others' rows are set to infinity, so every row
+    /// the answer is made of, and every row ranked against them, has its exact distance. Only for
+    /// ``SpotAggregation/best``: the mean of a spot's best rows could take a row over the bound.
+    private func locate(_ query: QueryVector, blocks: BlockSelection, in map: RadioMap, bounding: DecibelOffsetMetric) -> LocationResult {
+        let count = max(1, blocks.packedCount)
+        // One buffer: the distances (lower bounds first), then the upper bounds.
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * count) { buffer in
+            let packed = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+            let upper = UnsafeMutableBufferPointer(rebasing: buffer[count...])
+            bounding.distanceBounds(from: query, in: map, blocks: blocks, lower: packed, upper: upper)
+            let bound = answerBound(upper: UnsafeBufferPointer(upper), blocks: blocks, in: map)
+            bounding.refineDistances(from: query, in: map, blocks: blocks, threshold: bound, distances: packed)
+            return result(for: query, distances: UnsafeBufferPointer(packed), blocks: blocks, in: map)
+        }
+    }
+
+    /// The largest exact distance a row of the answer can have, from upper bounds on the selected rows'
+    /// distances (packed), for ``SpotAggregation/best``: the `s`-th smallest of the spots' least upper bounds
+    /// (`s` the spots ``result(for:distances:blocks:in:)`` gathers) and, where the neighbours are
+    /// fingerprints, the `k`-th smallest row upper bound (`k` the rows the estimator takes). At least `s`
+    /// spots (`k` rows) are then that near, so a spot or row further than the bound is not in the answer,
+    /// and one at most that far has a lower bound at most that far: it is read again.
+    func answerBound(upper: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap) -> Float {
+        let spotsWanted = max(1, neighbours == .spots ? max(candidateCount, estimator.candidatesWanted) : candidateCount)
+        let rowsWanted = neighbours == .fingerprints ? max(1, estimator.candidatesWanted) : 0
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: spotsWanted + rowsWanted) { buffer in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: spotsWanted) { spotBuffer in
+                var spots = SmallestValues(UnsafeMutableBufferPointer(rebasing: buffer[..<spotsWanted]), spots: spotBuffer)
+                var rows = SmallestValues(UnsafeMutableBufferPointer(rebasing: buffer[spotsWanted...]))
+                var slotBase = 0
+                for run in blocks.runs {
+                    for block in run {
+                        defer { slotBase += RadioMap.lanes }
+                        // Only a block with an upper bound under one of the two bounds so far can change them:
+                        // most are passed over with one vector comparison (an empty buffer's bound is minus
+                        // infinity, so spots alone decide where no rows are wanted).
+                        if !upper.hasDistance(below: max(spots.bound, rows.bound), inBlockAt: slotBase) { continue }
+                        let first = block * RadioMap.lanes
+                        for row in first..<min(first + RadioMap.lanes, map.count) {
+                            let distance = upper[slotBase + row - first]
+                            rows.offer(distance)
+                            // The spot is looked up only for a row that can change the spots' bound: the map's
+                            // spot of every row would be a cache miss a block.
+                            if distance < spots.bound { spots.offer(distance, spot: map.spotOfRow[row]) }
+                        }
+                    }
+                }
+                // Without rows wanted, the rows' bound is minus infinity.
+                return max(spots.bound, rows.bound)
+            }
         }
     }
 
@@ -521,5 +579,64 @@ extension UnsafeBufferPointer<Float> {
     func hasDistance(below bound: Float, inBlockAt slot: Int) -> Bool {
         guard slot + RadioMap.lanes <= count, let base = baseAddress else { return true }
         return beaconfix_any_below8(base + slot, bound) != 0
+    }
+}
+
+/// The smallest values offered, in a buffer of as many as are kept, ascending; with a buffer of spots, the
+/// smallest value per spot (a spot offered again keeps the smaller of its values, in its one place), so
+/// the last kept is the `n`-th smallest of the spots' least values.
+struct SmallestValues {
+    private let values: UnsafeMutableBufferPointer<Float>
+    private let spots: UnsafeMutableBufferPointer<Int>?
+    private var count = 0
+
+    init(_ values: UnsafeMutableBufferPointer<Float>, spots: UnsafeMutableBufferPointer<Int>? = nil) {
+        self.values = values
+        self.spots = spots
+    }
+
+    /// The largest value kept once the buffer is full (what a value must be under to be kept), infinity
+    /// before; an empty buffer keeps nothing, and its bound is minus infinity.
+    var bound: Float {
+        if values.isEmpty { return -.infinity }
+        return count == values.count ? values[count - 1] : .infinity
+    }
+
+    /// Keeps `value` if it is under ``bound``.
+    @inline(__always)
+    mutating func offer(_ value: Float) {
+        guard value < bound else { return }
+        insert(value, spot: 0, from: min(count, values.count - 1))
+        count = min(count + 1, values.count)
+    }
+
+    /// Keeps `value` for `spot` if it is under ``bound`` and under the spot's value kept so far. A spot
+    /// turned out of the buffer had a value at least the bound then, so its least value is either kept or
+    /// not among the smallest.
+    @inline(__always)
+    mutating func offer(_ value: Float, spot: Int) {
+        guard let spots, value < bound else { return }
+        var position = min(count, values.count - 1)
+        if let kept = (0..<count).first(where: { spots[$0] == spot }) {
+            guard value < values[kept] else { return }
+            position = kept
+        } else {
+            count = min(count + 1, values.count)
+        }
+        insert(value, spot: spot, from: position)
+    }
+
+    /// Writes `value` at `position` (the place of the value it replaces or the last place) and moves it down
+    /// to its order.
+    @inline(__always)
+    private mutating func insert(_ value: Float, spot: Int, from start: Int) {
+        var position = start
+        while position > 0, value < values[position - 1] {
+            values[position] = values[position - 1]
+            if let spots { spots[position] = spots[position - 1] }
+            position -= 1
+        }
+        values[position] = value
+        if let spots { spots[position] = spot }
     }
 }

@@ -111,7 +111,8 @@ public struct RadioMap: Sendable {
     /// without spot centroids where `buildsCentroids` is false (to time them apart).
     init(
         spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
-        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, buildsCentroids: Bool = true
+        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, buildsCentroids: Bool = true,
+        coarsePass: CoarsePass = .automatic
     ) throws(RadioMapError) {
         var beaconSet = Set<BeaconID>()
         for (index, reference) in unordered.enumerated() {
@@ -150,17 +151,18 @@ public struct RadioMap: Sendable {
         let centroidMap = centroids.map {
             SpotCentroids(map: RadioMap(
                 rows: $0.rows, spots: spots, beacons: beacons, columnOfBeacon: columnOfBeacon, representation: representation,
-                zoneAreas: [], layout: layout, centroids: nil))
+                zoneAreas: [], layout: layout, centroids: nil, coarsePass: .never))
         }
         self.init(
             rows: rows, spots: spots, beacons: beacons, columnOfBeacon: columnOfBeacon, representation: representation,
-            zoneAreas: zoneAreas, layout: layout, centroids: centroidMap)
+            zoneAreas: zoneAreas, layout: layout, centroids: centroidMap, coarsePass: coarsePass)
     }
 
     /// Lays out `rows` (in spot order, along the columns of `beacons`) as blocks with their indexes.
     private init(
         rows: LaidOutRows, spots: [Spot], beacons: [BeaconID], columnOfBeacon: [BeaconID: Int],
-        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, centroids: SpotCentroids?
+        representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, centroids: SpotCentroids?,
+        coarsePass: CoarsePass
     ) {
         let rowCount = rows.spotOfRow.count
         var spotRanges = [Range<Int>](repeating: 0..<0, count: spots.count)
@@ -193,7 +195,7 @@ public struct RadioMap: Sendable {
         self.blockCount = blocks
         self.storage = storage
         if case .decibels = representation {
-            decibelLevels = DecibelLevels(storage: storage, beaconCount: width, blockCount: blocks)
+            decibelLevels = DecibelLevels(storage: storage, beaconCount: width, blockCount: blocks, coarsePass: coarsePass)
         } else {
             decibelLevels = nil
         }
