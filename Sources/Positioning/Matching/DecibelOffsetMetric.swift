@@ -112,7 +112,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                 case .avx2, .avx512VNNI:
                     wideDistances(
                         levels, queryLevels: queryLevels, queryPairs: queryPairs, in: map, blocks: blocks, metric: &metric,
-                        vectorNeural: loop == .avx512VNNI, into: distances)
+                        loop: loop, into: distances)
                 }
             }
         }
@@ -293,11 +293,11 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
     }
 
-    /// MatcherKernels' AVX2 loop (or its AVX-512 VNNI one, `vectorNeural`) over the whole selection: each
+    /// MatcherKernels' AVX2 or AVX-512 VNNI loop, as `loop` says, over the whole selection: each
     /// block's sums and its 8 distances in one call.
     private func wideDistances(
         _ levels: DecibelLevels, queryLevels: UnsafeBufferPointer<Int16>, queryPairs: UnsafeBufferPointer<Int>,
-        in map: RadioMap, blocks: BlockSelection, metric: inout beaconfix_offset_metric, vectorNeural: Bool,
+        in map: RadioMap, blocks: BlockSelection, metric: inout beaconfix_offset_metric, loop: CompactKernels.LevelLoop,
         into distances: UnsafeMutableBufferPointer<Float>
     ) {
         blocks.withBounds { runs, runCount in
@@ -309,7 +309,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                             distances: distances.baseAddress, capacity: distances.count)
                         switch levels.pairs {
                         case .dense(let pairsPerBlock):
-                            if vectorNeural {
+                            if loop == .avx512VNNI {
                                 beaconfix_level_distances_dense_avx512_vnni(
                                     values.baseAddress, pairsPerBlock, runs, runCount, queryPairs.baseAddress, queryPairs.count,
                                     queryLevels.baseAddress, &metric, &rows)
@@ -322,7 +322,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                             pairColumns.withUnsafeBufferPointer { pairColumns in
                                 pairStart.withUnsafeBufferPointer { pairStart in
                                     let prefetchAdjacent: Int32 = levels.outgrowsCache ? 1 : 0
-                                    if vectorNeural {
+                                    if loop == .avx512VNNI {
                                         beaconfix_level_distances_sparse_avx512_vnni(
                                             values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
                                             prefetchAdjacent, queryLevels.baseAddress, &metric, &rows)
