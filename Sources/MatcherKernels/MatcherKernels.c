@@ -343,12 +343,19 @@ static inline void finish_vnni(
 /// column list whole (a few lines). Against whole blocks two ahead, `Profile locate 1000000 8000 large
 /// spots1536-1` with both builds at once: 657 against 682 us, then 636 against 661 us; among 100,000
 /// fingerprints, taking turns, 85.2 and 84.5 against 86.1 and 86.4 us.
+///
+/// Unlike the AVX2 loop, it requests every block so, whether or not the map outgrows the cache: a line a
+/// pair costs little, and maps the cache could hold still waited on memory. The spot centroids of
+/// 1,000,000 fingerprints (100,000 rows, well under half the cache this machine reports) spent 39% of the
+/// loop's samples on the first use of a block's levels, and every block requested took
+/// `Profile locate 1000000 30000 large spots1536-1` from 516 to 468 us (both builds at once); among
+/// 100,000 fingerprints (`locate 100000 100000 large spots256-2`), 83.0 to 80.4 us.
 #define BEACONFIX_VNNI_BLOCKS_AHEAD 3
 
 __attribute__((target(BEACONFIX_AVX512_VNNI)))
 void beaconfix_level_distances_sparse_avx512_vnni(
     const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
     long slot = 0;
     selection_cursor ahead = {runs, run_count, 0, -1};
@@ -362,12 +369,10 @@ void beaconfix_level_distances_sparse_avx512_vnni(
     for (long run = 0; run < run_count; run++) {
         for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
             if (ahead.block >= 0) {
-                if (prefetch_adjacent || ahead.block == runs[2 * ahead.run]) {
-                    long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
-                    request = (const char *)(levels + first * 16);
-                    request_end = request + stored * 16 * (long)sizeof(int16_t);
-                    beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
-                }
+                long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
+                request = (const char *)(levels + first * 16);
+                request_end = request + stored * 16 * (long)sizeof(int16_t);
+                beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
                 advance(&ahead);
             }
             vnni_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
@@ -557,9 +562,9 @@ void beaconfix_level_distances_dense_avx2(
 
 void beaconfix_level_distances_sparse_avx512_vnni(
     const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
-    (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;
+    (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count;
     (void)query_levels; (void)metric; (void)rows;
     __builtin_trap();
 }

@@ -2,6 +2,7 @@
 //   .build/release/Profile locate [fingerprints] [iterations] [hall|large] [default|exhaustive|index]
 //     PROFILE_COARSE=always|never: the map with its coarse levels forced on or off (RadioMap.CoarsePass);
 //     PROFILE_COARSE=compare|compare-fractional: both, located in turns (fractional: levels moved off whole dB)
+//     PROFILE_PAIRS=1: how many of a selection's pairs of columns hold a beacon the query hears (a sparse map)
 //   .build/release/Profile record VENUE.json SURVEY.jsonl       (decode, build and store, phase by phase)
 //   .build/release/Profile recall [fingerprints] [keep,keep,...] (strongest-beacon and spots-first searches against the exhaustive one)
 //   .build/release/Profile build [fingerprints]                  (a large venue's radio map with and without its spot centroids)
@@ -192,6 +193,28 @@ default:
         }
         histogram.sort()
         print("beacons per block: min \(histogram.first!), median \(histogram[histogram.count / 2]), max \(histogram.last!), mean \(histogram.reduce(0, +) / histogram.count)")
+    }
+    if ProcessInfo.processInfo.environment["PROFILE_PAIRS"] != nil, let levels = venue.map.decibelLevels,
+        case .sparse(let pairStart, let pairColumns) = levels.pairs
+    {
+        // How many of a selection's pairs of columns hold a beacon the query hears.
+        var pairs = 0, heardPairs = 0, bothHeard = 0, columns = 0, heardColumns = 0
+        for query in queries {
+            let heard = Set(query.presentColumns)
+            for run in locator.candidateBlocks(for: query, in: venue.map).runs {
+                for block in run {
+                    for pair in pairStart[block]..<pairStart[block + 1] {
+                        let a = heard.contains(Int(pairColumns[2 * pair])), b = heard.contains(Int(pairColumns[2 * pair + 1]))
+                        pairs += 1
+                        if a || b { heardPairs += 1 }
+                        if a && b { bothHeard += 1 }
+                        columns += pairColumns[2 * pair + 1] == Int32(venue.map.beaconCount) ? 1 : 2
+                        heardColumns += (a ? 1 : 0) + (b ? 1 : 0)
+                    }
+                }
+            }
+        }
+        print("pairs a query: \(pairs / queries.count), with a heard column \(heardPairs / queries.count), both heard \(bothHeard / queries.count); columns \(columns / queries.count), heard \(heardColumns / queries.count)")
     }
     // What a batch of all the queries could share: blocks the 64 selections have in common.
     var union = Set<Int>()

@@ -67,11 +67,11 @@ void beaconfix_level_distances_dense_avx2(
     const beaconfix_offset_rows *rows);
 
 /// `beaconfix_level_distances_sparse_avx2` with AVX-512's VNNI instructions, the same distances to the bit;
-/// it requests blocks three ahead, a line per pair it computes. Only call when
-/// `beaconfix_offset_distances_have_avx512_vnni()` is true.
+/// it requests every block three ahead, a line per pair it computes, whether the map fits the cache or
+/// not. Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
 void beaconfix_level_distances_sparse_avx512_vnni(
     const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows);
 
 /// Bounds on `beaconfix_level_distances_sparse_avx512_vnni`'s distances from a pass over coarse levels: a

@@ -34,8 +34,9 @@ struct DecibelLevels: Sendable {
     /// where the row does not hear the beacon.
     let levels: [Int16]
     /// Whether the levels and column lists take more than half the CPU's last-level cache (or its size is
-    /// unknown): a selection's blocks then mostly come from memory, and the loops in C request every one of
-    /// them ahead, not only the first of each run (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`); the map then
+    /// unknown): a selection's blocks then mostly come from memory, and the AVX2 loop requests every one of
+    /// them ahead, not only the first of each run (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`; the VNNI loops
+    /// request every block, a line at a time, in any map: `BEACONFIX_VNNI_BLOCKS_AHEAD`); the map then
     /// keeps coarse levels too where the CPU runs the VNNI loop (``RadioMap/CoarsePass``). Half, because
     /// the cache is shared with the rest of the process, other processes and, on a virtual machine, other
     /// tenants: this machine reports 260 MB, and the 1,000,000-fingerprint map (about 250 MB) still waits on

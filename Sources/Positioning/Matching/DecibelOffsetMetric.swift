@@ -206,7 +206,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                                                     distances: base + slot * lanes, capacity: distances.count - slot * lanes)
                                                 beaconfix_level_distances_sparse_avx512_vnni(
                                                     values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, run, 1,
-                                                    levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, metric, &rows)
+                                                    queryLevels.baseAddress, metric, &rows)
                                             }
                                         }
                                     }
@@ -321,15 +321,16 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                         case .sparse(let pairStart, let pairColumns):
                             pairColumns.withUnsafeBufferPointer { pairColumns in
                                 pairStart.withUnsafeBufferPointer { pairStart in
-                                    let prefetchAdjacent: Int32 = levels.outgrowsCache ? 1 : 0
                                     if loop == .avx512VNNI {
                                         beaconfix_level_distances_sparse_avx512_vnni(
                                             values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                            prefetchAdjacent, queryLevels.baseAddress, &metric, &rows)
+                                            queryLevels.baseAddress, &metric, &rows)
                                     } else {
+                                        // The AVX2 loop requests a whole block at once: every block only where the map
+                                        // outgrows the cache (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`).
                                         beaconfix_level_distances_sparse_avx2(
                                             values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                            prefetchAdjacent, queryLevels.baseAddress, &metric, &rows)
+                                            levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, &metric, &rows)
                                     }
                                 }
                             }
