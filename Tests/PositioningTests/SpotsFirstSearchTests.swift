@@ -166,6 +166,26 @@ struct SpotsFirstSearchTests {
         #expect(spotsFirst.blocksRead < ladder.blocksRead)
     }
 
+    @Test("a locate's one buffer holds its kept spots' rows: no spot reaches into more than the map's widest spot's blocks, and the selection is the public one")
+    func oneBufferHoldsTheKeptSpots() throws {
+        // Given the venue's map, with spots of different sizes
+        let venue = try Self.venue.get()
+        let map = try RadioMap(spots: venue.spots, fingerprints: venue.references, representation: .decibels(floor: -100))
+        // Then every spot's rows lie in at most the widest spot's number of blocks, and some spot needs all of them
+        let reaches = map.spotRanges.filter { !$0.isEmpty }.map { ($0.upperBound + RadioMap.lanes - 1) / RadioMap.lanes - $0.lowerBound / RadioMap.lanes }
+        #expect(reaches.allSatisfy { $0 <= map.widestSpotBlocks })
+        #expect(reaches.contains(map.widestSpotBlocks))
+        #expect(map.widestSpotBlocks >= 2)
+        // And a spots-first locate's selection, with room for two floats a row, is the selection the public call gives
+        let locator = Locator(metric: DecibelOffsetMetric(), estimator: WeightedNearestSpots(), candidateSearch: .spotsFirst(keep: 64, coarse: .beaconIndex))
+        for fingerprint in venue.queries.prefix(10) {
+            let query = map.query(for: fingerprint)
+            let (blocks, room) = locator.withCandidateBlocks(for: query, in: map, scratchPerRow: 2) { blocks, scratch in (blocks, scratch?.count) }
+            #expect(blocks == locator.candidateBlocks(for: query, in: map))
+            #expect(room == 2 * max(1, blocks.packedCount))
+        }
+    }
+
     @Test("keeping every spot through the exhaustive coarse search, every metric answers as the exhaustive search")
     func keepingEverySpotIsExact() throws {
         // Given the venue and a spots-first search that keeps every spot of every centroid

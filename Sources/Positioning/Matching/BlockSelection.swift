@@ -152,9 +152,10 @@ extension RadioMap {
             let words = (blockCount + 63) / 64
             guard words > 0 else { return BlockSelection(runs: []) }
             guard blockCount >= exactBelowBlocks else { return candidateBlocks(for: query, reservingRuns: reservingRuns) }
-            let narrow: BlockSelection? = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
+            let narrow: BlockSelection? = withStrongestBeaconScratch(minimumShared: minimumShared) { bits, counts in
                 let selected = markStrongestBeaconBlocks(
-                    for: query, queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared, in: bits)
+                    for: query, queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared,
+                    in: bits, counts: counts)
                 // Too wide a selection saves little: the exact index is read instead, without laying this one out.
                 guard selected > 0, Double(selected) <= maximumShare * Double(blockCount) else { return nil }
                 return Self.runs(of: bits, blockCount: blockCount, reserving: reservingRuns)
@@ -170,56 +171,73 @@ extension RadioMap {
     ) -> BlockSelection {
         let words = (blockCount + 63) / 64
         guard words > 0 else { return BlockSelection(runs: []) }
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { bits in
+        return withStrongestBeaconScratch(minimumShared: minimumShared) { bits, counts in
             markStrongestBeaconBlocks(
-                for: query, queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared, in: bits)
+                for: query, queryBeacons: queryBeacons, referenceRank: referenceRank, minimumShared: minimumShared,
+                in: bits, counts: counts)
             return Self.runs(of: bits, blockCount: blockCount)
         }
     }
 
+    /// Calls `body` with a bit per block and, where more than one chosen beacon must be shared, a count per
+    /// block, in one temporary allocation: on a large map both outgrow the stack's share, and two would be
+    /// two allocations a locate.
+    private func withStrongestBeaconScratch<Result>(
+        minimumShared: Int, _ body: (_ bits: UnsafeMutableBufferPointer<UInt64>, _ counts: UnsafeMutableBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        let bitBytes = (blockCount + 63) / 64 * MemoryLayout<UInt64>.stride
+        let countBytes = minimumShared > 1 ? blockCount : 0
+        return withUnsafeTemporaryAllocation(byteCount: bitBytes + countBytes, alignment: MemoryLayout<UInt64>.alignment) { scratch in
+            body(
+                UnsafeMutableRawBufferPointer(rebasing: scratch[..<bitBytes]).bindMemory(to: UInt64.self),
+                UnsafeMutableRawBufferPointer(rebasing: scratch[bitBytes...]).bindMemory(to: UInt8.self))
+        }
+    }
+
     /// Sets the bits of ``strongestBeaconBlocks(for:queryBeacons:referenceRank:minimumShared:)``'s blocks in
-    /// `bits` (one per block, cleared first) and returns how many are set.
+    /// `bits` (one per block, cleared first) and returns how many are set. `counts` holds a byte per block
+    /// where more than one chosen beacon must be shared (cleared first), and may be empty otherwise.
     @discardableResult
     private func markStrongestBeaconBlocks(
-        for query: QueryVector, queryBeacons: Int, referenceRank: Int, minimumShared: Int, in bits: UnsafeMutableBufferPointer<UInt64>
+        for query: QueryVector, queryBeacons: Int, referenceRank: Int, minimumShared: Int, in bits: UnsafeMutableBufferPointer<UInt64>,
+        counts: UnsafeMutableBufferPointer<UInt8>
     ) -> Int {
         let wanted = max(1, min(queryBeacons, 8)), rank = UInt8(max(1, min(referenceRank, Self.rankedBeacons)))
         let shared = UInt8(max(1, min(minimumShared, wanted)))
         bits.initialize(repeating: 0)
         var selected = 0
         // How many of the chosen beacons each block ranks, where more than one must be: one byte per block.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: shared > 1 ? blockCount : 0) { counts in
-            counts.initialize(repeating: 0)
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: wanted) { chosen in
-                // The query's strongest columns, strongest first (ties: the lower column), by insertion.
-                var count = 0
-                for column in query.presentColumns {
-                    let value = query.values[column]
-                    var position = count
-                    while position > 0, query.values[chosen[position - 1]] < value { position -= 1 }
-                    guard position < wanted else { continue }
-                    var index = min(count, wanted - 1)
-                    while index > position {
-                        chosen[index] = chosen[index - 1]
-                        index -= 1
-                    }
-                    chosen[position] = column
-                    count = min(count + 1, wanted)
+        precondition(shared == 1 || counts.count >= blockCount, "a count per block is needed where more than one beacon must be shared")
+        counts.initialize(repeating: 0)
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: wanted) { chosen in
+            // The query's strongest columns, strongest first (ties: the lower column), by insertion.
+            var count = 0
+            for column in query.presentColumns {
+                let value = query.values[column]
+                var position = count
+                while position > 0, query.values[chosen[position - 1]] < value { position -= 1 }
+                guard position < wanted else { continue }
+                var index = min(count, wanted - 1)
+                while index > position {
+                    chosen[index] = chosen[index - 1]
+                    index -= 1
                 }
-                for column in chosen.prefix(count) {
-                    let first = column * Self.rankedBeacons
-                    for entry in strongBlocks[strongStart[first]..<strongStart[first + Int(rank)]] {
-                        let block = Int(entry)
-                        if shared > 1 {
-                            // A column lists a block once, so a block's count is the number of chosen beacons it ranks.
-                            counts[block] += 1
-                            guard counts[block] == shared else { continue }
-                        }
-                        let bit: UInt64 = 1 << UInt64(block % 64)
-                        if bits[block / 64] & bit == 0 {
-                            bits[block / 64] |= bit
-                            selected += 1
-                        }
+                chosen[position] = column
+                count = min(count + 1, wanted)
+            }
+            for column in chosen.prefix(count) {
+                let first = column * Self.rankedBeacons
+                for entry in strongBlocks[strongStart[first]..<strongStart[first + Int(rank)]] {
+                    let block = Int(entry)
+                    if shared > 1 {
+                        // A column lists a block once, so a block's count is the number of chosen beacons it ranks.
+                        counts[block] += 1
+                        guard counts[block] == shared else { continue }
+                    }
+                    let bit: UInt64 = 1 << UInt64(block % 64)
+                    if bits[block / 64] & bit == 0 {
+                        bits[block / 64] |= bit
+                        selected += 1
                     }
                 }
             }

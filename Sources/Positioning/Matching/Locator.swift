@@ -113,7 +113,9 @@ public struct Locator: Sendable {
     /// Locates a query already laid out along `map`'s columns.
     public func locate(_ query: QueryVector, in map: RadioMap) -> LocationResult {
         if let early = precheck(query) { return early }
-        return locate(query, blocks: candidateBlocks(for: query, in: map), in: map)
+        return withCandidateBlocks(for: query, in: map, scratchPerRow: 2) { blocks, scratch in
+            locate(query, blocks: blocks, in: map, scratch: scratch)
+        }
     }
 
     /// The blocks of `map` that ``candidateSearch`` selects for `query`. A
@@ -121,10 +123,25 @@ public struct Locator: Sendable {
     /// ``metric`` and keeps the blocks of the spots whose centroids are as near as the `keep`-th nearest
     /// (more where distances tie): a selection, not a ranking, so no list of spots is built.
     public func candidateBlocks(for query: QueryVector, in map: RadioMap) -> BlockSelection {
-        guard case .spotsFirst(let keep, let coarse) = candidateSearch else { return map.candidateBlocks(for: query, search: candidateSearch) }
+        withCandidateBlocks(for: query, in: map, scratchPerRow: nil) { blocks, _ in blocks }
+    }
+
+    /// Calls `body` with the blocks ``candidateSearch`` selects for `query` and, where `scratchPerRow` is
+    /// given and the selection was made from spot centroids, room for that many floats a selected row (nil
+    /// otherwise). A spots-first search then takes one buffer for both of a locate's stages: its centroids'
+    /// distances, and what the locate works in over the spots' rows (at most ``RadioMap/widestSpotBlocks``
+    /// blocks a kept spot), each in turn. On a large map both outgrow the stack's share, and two buffers
+    /// would be two allocations a locate.
+    func withCandidateBlocks<Result>(
+        for query: QueryVector, in map: RadioMap, scratchPerRow: Int?,
+        _ body: (BlockSelection, UnsafeMutableBufferPointer<Float>?) -> Result
+    ) -> Result {
+        guard case .spotsFirst(let keep, let coarse) = candidateSearch else {
+            return body(map.candidateBlocks(for: query, search: candidateSearch), nil)
+        }
         var coarseSearch = self
         coarseSearch.candidateSearch = coarse
-        guard let centroids = map.spotCentroids else { return coarseSearch.candidateBlocks(for: query, in: map) }
+        guard let centroids = map.spotCentroids else { return body(coarseSearch.candidateBlocks(for: query, in: map), nil) }
         // The centroids' runs array is reserved for the spots' runs too and handed on to them: one array
         // serves both selections (a selection needs at most a run a spot).
         var coarseBlocks = if case .spotsFirst = coarse {
@@ -132,18 +149,21 @@ public struct Locator: Sendable {
         } else {
             centroids.candidateBlocks(for: query, search: coarse, reservingRuns: max(1, keep))
         }
-        // One buffer on the stack: the centroids' distances, then a copy the selection works in, which then
-        // holds the kept spots.
+        // One buffer: the centroids' distances, then a copy the selection works in, which then holds the kept
+        // spots; then, once they are laid out as blocks, the caller's room a row. No more spots are kept than
+        // centroids are measured, so their rows are at most that many times the widest spot's.
         let distanceCount = max(1, coarseBlocks.packedCount)
-        return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * distanceCount) { buffer in
+        let keptRows = min(map.blockCount, coarseBlocks.packedCount * map.widestSpotBlocks) * RadioMap.lanes
+        let capacity = max(2 * distanceCount, (scratchPerRow ?? 0) * max(1, keptRows))
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: capacity) { buffer in
             let packed = UnsafeMutableBufferPointer(rebasing: buffer[..<distanceCount])
-            let scratch = UnsafeMutableBufferPointer(rebasing: buffer[distanceCount...])
+            let scratch = UnsafeMutableBufferPointer(rebasing: buffer[distanceCount..<(2 * distanceCount)])
             metric.distances(from: query, in: centroids, blocks: coarseBlocks, into: packed)
             _ = scratch.update(fromContentsOf: packed)
             // Infinite distances (centroids sharing no beacon, padding rows) rank last: fewer finite ones than
             // `keep` make the bound infinite, and every finite one is kept.
             let bound = Self.smallest(max(1, keep), of: scratch)
-            return scratch.withMemoryRebound(to: Int32.self) { spots in
+            let blocks = scratch.withMemoryRebound(to: Int32.self) { spots in
                 var kept = 0
                 // Centroid rows come in spot order, so the spots are listed in ascending order.
                 coarseBlocks.forEachRow(in: centroids) { row, slot in
@@ -155,6 +175,9 @@ public struct Locator: Sendable {
                 }
                 return map.blocks(ofAscendingSpots: UnsafeBufferPointer(rebasing: spots[..<kept]), reusing: coarseBlocks.takeRuns())
             }
+            guard let scratchPerRow else { return body(blocks, nil) }
+            precondition(blocks.packedCount <= max(1, keptRows), "the kept spots' rows outgrew their bound")
+            return body(blocks, UnsafeMutableBufferPointer(rebasing: buffer[..<(scratchPerRow * max(1, blocks.packedCount))]))
         }
     }
 
@@ -206,13 +229,27 @@ public struct Locator: Sendable {
     }
 
     private func locate(_ query: QueryVector, blocks: BlockSelection, in map: RadioMap) -> LocationResult {
+        locate(query, blocks: blocks, in: map, scratch: nil)
+    }
+
+    /// Locates in `blocks`, working in `scratch` where given (at least two floats a selected row) and in a
+    /// buffer of its own otherwise.
+    private func locate(
+        _ query: QueryVector, blocks: BlockSelection, in map: RadioMap, scratch: UnsafeMutableBufferPointer<Float>?
+    ) -> LocationResult {
+        let count = max(1, blocks.packedCount)
         if keptPerSpot == 1, let bounding = metric as? DecibelOffsetMetric, bounding.boundsDistances(in: map) {
-            return locate(query, blocks: blocks, in: map, bounding: bounding)
+            if let scratch, scratch.count >= 2 * count { return locate(query, blocks: blocks, in: map, bounding: bounding, buffer: scratch) }
+            return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * count) { buffer in
+                locate(query, blocks: blocks, in: map, bounding: bounding, buffer: buffer)
+            }
         }
-        return withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, blocks.packedCount)) { packed in
+        func measured(_ packed: UnsafeMutableBufferPointer<Float>) -> LocationResult {
             metric.distances(from: query, in: map, blocks: blocks, into: packed)
             return result(for: query, distances: UnsafeBufferPointer(packed), blocks: blocks, in: map)
         }
+        if let scratch, scratch.count >= count { return measured(UnsafeMutableBufferPointer(rebasing: scratch[..<count])) }
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { measured($0) }
     }
 
     /// Locates in two passes with the same answer as one: bounds on every selected row's distance from the
@@ -220,17 +257,19 @@ public struct Locator: Sendable {
     /// in the answer (``answerBound(upper:blocks:in:)``); the others' rows are set to infinity, so every row
     /// the answer is made of, and every row ranked against them, has its exact distance. Only for
     /// ``SpotAggregation/best``: the mean of a spot's best rows could take a row over the bound.
-    private func locate(_ query: QueryVector, blocks: BlockSelection, in map: RadioMap, bounding: DecibelOffsetMetric) -> LocationResult {
+    /// `buffer` holds at least two floats a selected row: the distances (lower bounds first), then the upper
+    /// bounds.
+    private func locate(
+        _ query: QueryVector, blocks: BlockSelection, in map: RadioMap, bounding: DecibelOffsetMetric,
+        buffer: UnsafeMutableBufferPointer<Float>
+    ) -> LocationResult {
         let count = max(1, blocks.packedCount)
-        // One buffer: the distances (lower bounds first), then the upper bounds.
-        return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * count) { buffer in
-            let packed = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
-            let upper = UnsafeMutableBufferPointer(rebasing: buffer[count...])
-            bounding.distanceBounds(from: query, in: map, blocks: blocks, lower: packed, upper: upper)
-            let bound = answerBound(upper: UnsafeBufferPointer(upper), blocks: blocks, in: map)
-            bounding.refineDistances(from: query, in: map, blocks: blocks, threshold: bound, distances: packed)
-            return result(for: query, distances: UnsafeBufferPointer(packed), blocks: blocks, in: map)
-        }
+        let packed = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+        let upper = UnsafeMutableBufferPointer(rebasing: buffer[count..<(2 * count)])
+        bounding.distanceBounds(from: query, in: map, blocks: blocks, lower: packed, upper: upper)
+        let bound = answerBound(upper: UnsafeBufferPointer(upper), blocks: blocks, in: map)
+        bounding.refineDistances(from: query, in: map, blocks: blocks, threshold: bound, distances: packed)
+        return result(for: query, distances: UnsafeBufferPointer(packed), blocks: blocks, in: map)
     }
 
     /// The largest exact distance a row of the answer can have, from upper bounds on the selected rows'

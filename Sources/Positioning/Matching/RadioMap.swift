@@ -28,6 +28,8 @@ public struct RadioMap: Sendable {
     /// The rows of each spot: rows are sorted by spot (stably), so each spot's rows are contiguous and
     /// aggregating row distances per spot is one sequential pass.
     public let spotRanges: [Range<Int>]
+    /// The most blocks one spot's rows reach into: a selection of `n` spots holds at most `n` times as many.
+    let widestSpotBlocks: Int
     /// Number of reference fingerprints (rows).
     public let count: Int
     /// Number of beacons (columns).
@@ -204,6 +206,8 @@ public struct RadioMap: Sendable {
         self.spots = zones.spots
         self.spotOfRow = rows.spotOfRow
         self.spotRanges = spotRanges
+        self.widestSpotBlocks = spotRanges.lazy.filter { !$0.isEmpty }
+            .map { ($0.upperBound + lanes - 1) / lanes - $0.lowerBound / lanes }.max() ?? 0
         self.count = rowCount
         self.beaconCount = width
         self.rowStride = 3 * width
