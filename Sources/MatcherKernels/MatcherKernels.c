@@ -299,23 +299,48 @@ void beaconfix_level_distances_dense_avx2(
 // same to the bit.
 #define BEACONFIX_AVX512_VNNI "avx2,avx512f,avx512bw,avx512vl,avx512vnni"
 
-/// A block's integer sums as the VNNI loops keep them: Σ e², Σ e, Σ r and the count of common beacons, per row.
+/// A block's integer sums as the VNNI loops keep them, per row: Σ e², Σ e, −Σ r and minus the count of
+/// common beacons. The last two are negative because a lane's mask is −1 where it counts: it multiplies
+/// directly, where a mask of 1 would cost an instruction a pair.
 typedef struct {
-    __m256i squared, differences, reference, common;
+    __m256i squared, differences, minus_reference, minus_common;
 } vnni_sums;
+
+/// The VNNI loops' sums, cleared.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline vnni_sums vnni_zero(void) {
+    vnni_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    return sums;
+}
+
+/// Two blocks' sums added (integer sums: exact in any order).
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline vnni_sums vnni_added(vnni_sums a, vnni_sums b) {
+    vnni_sums sums = {_mm256_add_epi32(a.squared, b.squared), _mm256_add_epi32(a.differences, b.differences),
+                      _mm256_add_epi32(a.minus_reference, b.minus_reference), _mm256_add_epi32(a.minus_common, b.minus_common)};
+    return sums;
+}
+
+/// `_mm256_dpwssd_epi32`, kept one instruction. clang otherwise splits some of an unrolled loop's into a
+/// `vpmaddwd` and a `vpaddd` to shorten their chains: two instructions where one does, and the loops keep
+/// two sets of sums (one a pair, in turn), so no chain is long.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline __m256i dot_add(__m256i sum, __m256i a, __m256i b) {
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(sum) : "v"(a), "v"(b));
+    return sum;
+}
 
 /// `add_pair` for the VNNI loops: `query` the query's levels of the pair's two columns, laid out lane by
 /// lane as the levels are.
 __attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
 static inline void add_levels_vnni(vnni_sums *sums, __m256i reference, __m256i query) {
     const __m256i ones = _mm256_set1_epi16(1);
-    __mmask16 both = _mm256_cmpgt_epi16_mask(_mm256_min_epi16(query, reference), _mm256_set1_epi16(-1));
-    __m256i difference = _mm256_maskz_sub_epi16(both, query, reference);
-    __m256i counted = _mm256_maskz_mov_epi16(both, ones);
-    sums->squared = _mm256_dpwssd_epi32(sums->squared, difference, difference);
-    sums->differences = _mm256_dpwssd_epi32(sums->differences, difference, ones);
-    sums->reference = _mm256_dpwssd_epi32(sums->reference, reference, counted);
-    sums->common = _mm256_dpwssd_epi32(sums->common, counted, ones);
+    __m256i both = _mm256_cmpgt_epi16(_mm256_min_epi16(query, reference), _mm256_set1_epi16(-1));
+    __m256i difference = _mm256_and_si256(_mm256_sub_epi16(query, reference), both);
+    sums->squared = dot_add(sums->squared, difference, difference);
+    sums->differences = dot_add(sums->differences, difference, ones);
+    sums->minus_reference = dot_add(sums->minus_reference, reference, both);
+    sums->minus_common = dot_add(sums->minus_common, both, ones);
 }
 
 /// `add_levels_vnni` of the 16 levels of a pair at `levels`.
@@ -331,8 +356,8 @@ static inline void finish_vnni(
     offset_accumulators converted = {
         _mm256_mul_ps(_mm256_cvtepi32_ps(sums->squared), _mm256_set1_ps(1.0f / 256)),
         _mm256_mul_ps(_mm256_cvtepi32_ps(sums->differences), _mm256_set1_ps(1.0f / 16)),
-        _mm256_mul_ps(_mm256_cvtepi32_ps(sums->reference), _mm256_set1_ps(1.0f / 16)),
-        _mm256_sub_epi32(_mm256_setzero_si256(), sums->common)};
+        _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_setzero_si256(), sums->minus_reference)), _mm256_set1_ps(1.0f / 16)),
+        sums->minus_common};
     finish_block(&converted, 0, block, slot, metric, rows);
 }
 
@@ -375,15 +400,27 @@ void beaconfix_level_distances_sparse_avx512_vnni(
                 beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
                 advance(&ahead);
             }
-            vnni_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-            for (long pair = pair_start[block]; pair < pair_start[block + 1]; pair++) {
+            vnni_sums sums = vnni_zero(), odd = vnni_zero();
+            long pair = pair_start[block];
+            const long end = pair_start[block + 1];
+            // Two pairs a turn, each into its own sums: a `vpdpwssd` waits on the one before it into the same
+            // sum, and one set of sums would hold the loop to that wait a pair.
+            for (; pair + 1 < end; pair += 2) {
                 if (request < request_end) {
                     beaconfix_prefetch(request);
-                    request += 64;
+                    beaconfix_prefetch(request + 64);
+                    request += 128;
                 }
                 uint32_t query = query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
                 add_pair_vnni(&sums, levels + pair * 16, _mm256_set1_epi32((int)query));
+                uint32_t next = query_pair(query_levels, pair_columns[2 * pair + 2], pair_columns[2 * pair + 3]);
+                add_pair_vnni(&odd, levels + (pair + 1) * 16, _mm256_set1_epi32((int)next));
             }
+            if (pair < end) {
+                uint32_t query = query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
+                add_pair_vnni(&sums, levels + pair * 16, _mm256_set1_epi32((int)query));
+            }
+            sums = vnni_added(sums, odd);
             finish_vnni(&sums, block, slot, metric, rows);
             slot++;
         }
@@ -407,11 +444,12 @@ static inline void finish_bounds(
     const vnni_sums *sums, float error, long block, long slot, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows, float *upper) {
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
-    __m256 common = _mm256_cvtepi32_ps(sums->common);
+    __m256 common = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_setzero_si256(), sums->minus_common));
     __m256 no_common = _mm256_cmp_ps(common, _mm256_set1_ps(0.5f), _CMP_LT_OQ);
     __m256 squared = _mm256_mul_ps(_mm256_cvtepi32_ps(sums->squared), _mm256_set1_ps(1.0f / 256));
     __m256 differences = _mm256_mul_ps(_mm256_cvtepi32_ps(sums->differences), _mm256_set1_ps(1.0f / 16));
-    __m256 common_reference = _mm256_mul_ps(_mm256_cvtepi32_ps(sums->reference), _mm256_set1_ps(1.0f / 16));
+    __m256 common_reference = _mm256_mul_ps(
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_setzero_si256(), sums->minus_reference)), _mm256_set1_ps(1.0f / 16));
     __m256 spread = squared;
     if (metric->removes_offset) {
         __m256 denominator = replacing(_mm256_add_ps(common, _mm256_set1_ps(metric->offset_shrinkage)), one, no_common);
@@ -462,11 +500,65 @@ static inline void finish_bounds(
     }
 }
 
-__attribute__((target(BEACONFIX_AVX512_VNNI)))
-void beaconfix_level_bounds_sparse_avx512_vnni(
+/// The coarse loop's query levels for the columns `first` and `second`, laid out lane by lane as a pair's
+/// levels are: each level plus one, 0 where the query does not hear the column. A query level is at most
+/// 32766 (`DecibelLevels.highest`), so the level plus one still fits. With `words` (the levels as 32-bit
+/// words, the same level in both halves, built once a call) that is two broadcasts from memory and one
+/// blend, against two loads, a shift, an or and a broadcast from a general register.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline __m256i coarse_query_pair(const uint32_t *words, const int16_t *query_levels, long first, long second) {
+    if (words) {
+        __m256i low = _mm256_set1_epi32((int)words[first]), high = _mm256_set1_epi32((int)words[second]);
+        return _mm256_blend_epi16(low, high, 0xAA);
+    }
+    uint32_t pair = (uint32_t)(uint16_t)(query_levels[first] + 1) | ((uint32_t)(uint16_t)(query_levels[second] + 1) << 16);
+    return _mm256_set1_epi32((int)pair);
+}
+
+/// One pair of the coarse loop: `coarse` the pair's 16 bytes (b for the level 8 (b − 1), 0 where absent)
+/// and `query` from `coarse_query_pair`. A lane counts where both are at least 1 (their minimum is). The
+/// sums it keeps are those of `add_levels_vnni` moved by constants that `finish_coarse_sums` takes back,
+/// which saves two instructions a pair (of about twenty):
+/// - the difference is `(q + 1) − 8b`, 7 less than the exact `q − 8 (b − 1)`;
+/// - the reference sum is over the steps b: −Σ b.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline void add_coarse_pair(vnni_sums *sums, const uint8_t *coarse, __m256i query) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i steps = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)coarse));
+    __m256i both = _mm256_cmpgt_epi16(_mm256_min_epi16(query, steps), _mm256_setzero_si256());
+    __m256i difference = _mm256_and_si256(_mm256_sub_epi16(query, _mm256_slli_epi16(steps, 3)), both);
+    sums->squared = dot_add(sums->squared, difference, difference);
+    sums->differences = dot_add(sums->differences, difference, ones);
+    sums->minus_reference = dot_add(sums->minus_reference, steps, both);
+    sums->minus_common = dot_add(sums->minus_common, both, ones);
+}
+
+/// `add_coarse_pair`'s sums turned into `add_levels_vnni`'s over the levels 8 (b − 1), in 32-bit integers
+/// that wrap as the direct sums would (the same values wherever those fit): with `c` the count and `e` the
+/// exact difference, `e = d + 7`, so Σ e = Σ d + 7c and Σ e² = Σ d² + 14 Σ d + 49c, and Σ r = 8 Σ b − 8c.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline vnni_sums finish_coarse_sums(vnni_sums sums) {
+    __m256i common = _mm256_sub_epi32(_mm256_setzero_si256(), sums.minus_common);
+    __m256i squared = _mm256_add_epi32(
+        _mm256_add_epi32(sums.squared, _mm256_mullo_epi32(sums.differences, _mm256_set1_epi32(14))),
+        _mm256_mullo_epi32(common, _mm256_set1_epi32(49)));
+    __m256i differences = _mm256_add_epi32(sums.differences, _mm256_mullo_epi32(common, _mm256_set1_epi32(7)));
+    // −Σ r = −8 Σ b + 8c, with minus_reference = −Σ b.
+    __m256i minus_reference = _mm256_mullo_epi32(_mm256_sub_epi32(sums.minus_reference, sums.minus_common), _mm256_set1_epi32(8));
+    vnni_sums exact = {squared, differences, minus_reference, sums.minus_common};
+    return exact;
+}
+
+/// Columns up to which the coarse loop lays the query out as 32-bit words on its stack (16 KB); a wider
+/// map's query is read as 16-bit levels, pair by pair.
+#define BEACONFIX_QUERY_WORDS 4096
+
+/// The coarse loop over a selection, with the query's words (`words`) or without (nil).
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline void level_bounds_sparse(
     const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric, int16_t coarse_error,
-    const beaconfix_offset_rows *rows, float *upper) {
+    int prefetch_adjacent, const uint32_t *words, const int16_t *query_levels, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
     long slot = 0;
     const float error = (float)coarse_error;
     selection_cursor ahead = {runs, run_count, 0, -1};
@@ -478,7 +570,6 @@ void beaconfix_level_bounds_sparse_avx512_vnni(
         advance(&ahead);
     }
     const char *request = 0, *request_end = 0;
-    const __m256i eight = _mm256_set1_epi16(8);
     for (long run = 0; run < run_count; run++) {
         for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
             if (ahead.block >= 0) {
@@ -490,23 +581,50 @@ void beaconfix_level_bounds_sparse_avx512_vnni(
                 }
                 advance(&ahead);
             }
-            vnni_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-            for (long pair = pair_start[block]; pair < pair_start[block + 1]; pair++) {
-                // A line holds four pairs here: one request every other pair keeps pace with the exact loop's.
-                if (request < request_end && (pair & 1) == 0) {
+            vnni_sums sums = vnni_zero(), odd = vnni_zero();
+            long pair = pair_start[block];
+            const long end = pair_start[block + 1];
+            // Two pairs a turn, each into its own sums: a `vpdpwssd` waits on the one before it into the same
+            // sum, and one set of sums would hold the loop to that wait a pair. A line holds four pairs here,
+            // so one request a turn keeps pace with the exact loop's.
+            for (; pair + 1 < end; pair += 2) {
+                if (request < request_end) {
                     beaconfix_prefetch(request);
                     request += 64;
                 }
-                uint32_t query = query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
-                // Byte b is level 8 (b − 1) in 1/16 dB, and 0 (absent) becomes -8, which counts as absent.
-                __m256i coarse = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(coarse_levels + pair * 16)));
-                __m256i reference = _mm256_sub_epi16(_mm256_slli_epi16(coarse, 3), eight);
-                add_levels_vnni(&sums, reference, _mm256_set1_epi32((int)query));
+                add_coarse_pair(&sums, coarse_levels + pair * 16,
+                                coarse_query_pair(words, query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]));
+                add_coarse_pair(&odd, coarse_levels + (pair + 1) * 16,
+                                coarse_query_pair(words, query_levels, pair_columns[2 * pair + 2], pair_columns[2 * pair + 3]));
             }
-            finish_bounds(&sums, error, block, slot, metric, rows, upper);
+            if (pair < end) {
+                add_coarse_pair(&sums, coarse_levels + pair * 16,
+                                coarse_query_pair(words, query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]));
+            }
+            vnni_sums exact = finish_coarse_sums(vnni_added(sums, odd));
+            finish_bounds(&exact, error, block, slot, metric, rows, upper);
             slot++;
         }
     }
+}
+
+__attribute__((target(BEACONFIX_AVX512_VNNI)))
+void beaconfix_level_bounds_sparse_avx512_vnni(
+    const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
+    if (query_width > BEACONFIX_QUERY_WORDS) {
+        level_bounds_sparse(coarse_levels, pair_columns, pair_start, runs, run_count, prefetch_adjacent, 0, query_levels,
+                            metric, coarse_error, rows, upper);
+        return;
+    }
+    uint32_t words[BEACONFIX_QUERY_WORDS];
+    for (long column = 0; column < query_width; column++) {
+        uint32_t level = (uint16_t)(query_levels[column] + 1);
+        words[column] = level | (level << 16);
+    }
+    level_bounds_sparse(coarse_levels, pair_columns, pair_start, runs, run_count, prefetch_adjacent, words, query_levels,
+                        metric, coarse_error, rows, upper);
 }
 
 __attribute__((target(BEACONFIX_AVX512_VNNI)))
@@ -522,11 +640,19 @@ void beaconfix_level_distances_dense_avx512_vnni(
             long next = next_selected(runs, run_count, run, block);
             if (next >= 0 && next != block + 1) request_dense_block(levels + next * block_levels, requests, query_pairs, pair_count);
             const int16_t *block_pairs = levels + block * block_levels;
-            vnni_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-            for (long index = 0; index < pair_count; index++) {
+            vnni_sums sums = vnni_zero(), odd = vnni_zero();
+            long index = 0;
+            // Two pairs a turn into two sets of sums, as in the sparse loop.
+            for (; index + 1 < pair_count; index += 2) {
+                long pair = query_pairs[index], next = query_pairs[index + 1];
+                add_pair_vnni(&sums, block_pairs + pair * 16, _mm256_set1_epi32((int)query_pair(query_levels, 2 * pair, 2 * pair + 1)));
+                add_pair_vnni(&odd, block_pairs + next * 16, _mm256_set1_epi32((int)query_pair(query_levels, 2 * next, 2 * next + 1)));
+            }
+            if (index < pair_count) {
                 long pair = query_pairs[index];
                 add_pair_vnni(&sums, block_pairs + pair * 16, _mm256_set1_epi32((int)query_pair(query_levels, 2 * pair, 2 * pair + 1)));
             }
+            sums = vnni_added(sums, odd);
             finish_vnni(&sums, block, slot, metric, rows);
             slot++;
         }
@@ -571,10 +697,10 @@ void beaconfix_level_distances_sparse_avx512_vnni(
 
 void beaconfix_level_bounds_sparse_avx512_vnni(
     const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric, int16_t coarse_error,
-    const beaconfix_offset_rows *rows, float *upper) {
+    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
     (void)coarse_levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;
-    (void)query_levels; (void)metric; (void)coarse_error; (void)rows; (void)upper;
+    (void)query_levels; (void)query_width; (void)metric; (void)coarse_error; (void)rows; (void)upper;
     __builtin_trap();
 }
 

@@ -128,6 +128,62 @@ struct CoarsePassTests {
         }
     }
 
+    @Test(
+        "on a map of more beacons than the coarse loop lays out as words on its stack (4,096), the bounds hold and a locate answers as the exact pass",
+        .enabled(if: hasVNNI, "this CPU has no AVX-512 VNNI: the coarse pass never runs"))
+    func widerThanTheQueryWords() throws {
+        // Given 64 fingerprints along a corridor of 72 shared beacons, each also hearing 65 beacons no other
+        // one hears (4,232 beacons in all), at levels a fraction of a dB off whole ones
+        var generator = SeededGenerator(seed: 5)
+        let floor = Double(DecibelOffsetMetric().floor)
+        let spots = (0..<64).map { Spot(name: "S\($0)", x: Double($0), y: 0, floor: 0) }
+        func level(_ distance: Int) -> Double { floor + 80 - 6 * Double(distance) + Double(Int.random(in: 0..<16, using: &generator)) / 16 }
+        let references = (0..<64).map { row in
+            var rssi: [UInt16: Double] = [:]
+            for shared in row..<(row + 9) { rssi[UInt16(shared)] = level(abs(shared - row - 4)) }
+            for own in 0..<65 { rssi[UInt16(72 + row * 65 + own)] = level(own % 9) }
+            return (spot: row, fingerprint: Fixtures.fingerprint(rssi: rssi))
+        }
+        func map(_ coarsePass: RadioMap.CoarsePass) throws -> RadioMap {
+            try RadioMap(
+                spots: spots, fingerprints: references, representation: DecibelOffsetMetric().representation, zoneAreas: [],
+                layout: .sparse, coarsePass: coarsePass)
+        }
+        let coarse = try map(.always), exact = try map(.never)
+        #expect(coarse.beaconCount == 4_232)
+        // And scans between the fingerprints, each hearing the corridor and a few of a fingerprint's own beacons
+        let scans = (0..<20).map { index in
+            let row = index * 3
+            var rssi: [UInt16: Double] = [:]
+            for shared in row..<(row + 10) { rssi[UInt16(shared)] = level(abs(shared - row - 5)) }
+            for own in 0..<5 { rssi[UInt16(72 + row * 65 + own)] = level(own) }
+            return Fixtures.fingerprint(rssi: rssi)
+        }
+        for metric in Self.metrics {
+            var locator = PositioningConfiguration().locator
+            locator.metric = metric
+            locator.maximumDistance = nil
+            locator.candidateSearch = .exhaustive
+            for scan in scans {
+                // When its bounds and exact distances are computed, and it is located with and without the coarse pass
+                let query = coarse.query(for: scan)
+                let blocks = BlockSelection.all(of: coarse)
+                let (lower, upper) = Self.bounds(metric, from: query, in: coarse, blocks: blocks)
+                var distances = [Float](repeating: .nan, count: blocks.packedCount)
+                distances.withUnsafeMutableBufferPointer { metric.distances(from: query, in: coarse, blocks: blocks, into: $0) }
+                // Then every row's distance lies between its bounds, finite for the rows sharing a beacon
+                var finite = 0
+                for row in 0..<coarse.count {
+                    #expect(lower[row] <= distances[row] && distances[row] <= upper[row], "row \(row): \(lower[row]) ≤ \(distances[row]) ≤ \(upper[row])")
+                    if distances[row].isFinite { finite += 1 }
+                }
+                #expect(finite >= 9)
+                // And the answers are equal, to the bit
+                #expect(locator.locate(scan, in: coarse) == locator.locate(scan, in: exact))
+            }
+        }
+    }
+
     /// Locators over the venue: the default one (fingerprints as neighbours), spots as neighbours with more
     /// listed, and through the exhaustive, strongest-beacon and spots-first searches.
     static var locators: [Locator] {

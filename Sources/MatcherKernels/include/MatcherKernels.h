@@ -79,11 +79,12 @@ void beaconfix_level_distances_sparse_avx512_vnni(
 /// `8 (b − 1)` in 1/16 dB, each within `coarse_error` (1/16 dB) of the exact level. It reads half the
 /// bytes of levels. Each row's lower bound goes where the distances would (`rows`), its upper bound to the
 /// same place of `upper`; a row sharing no beacon with the query gets infinity for both, as its distance.
+/// `query_width` is the number of `query_levels` (the map's columns and the padding one).
 /// Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
 void beaconfix_level_bounds_sparse_avx512_vnni(
     const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric, int16_t coarse_error,
-    const beaconfix_offset_rows *rows, float *upper);
+    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper);
 
 /// `beaconfix_level_distances_dense_avx2` with AVX-512's VNNI instructions, the same distances to the bit.
 /// Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.

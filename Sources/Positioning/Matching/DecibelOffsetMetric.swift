@@ -163,7 +163,8 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                                             distances: lower.baseAddress, capacity: lower.count)
                                         beaconfix_level_bounds_sparse_avx512_vnni(
                                             bytes.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                            levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, metric, coarse.error, &rows,
+                                            levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, queryLevels.count, metric,
+                                            coarse.error, &rows,
                                             upper.baseAddress)
                                     }
                                 }
