@@ -138,10 +138,10 @@ static inline void advance(selection_cursor *cursor) {
 #define BEACONFIX_BLOCKS_AHEAD 2
 
 /// Requests block `block` of a sparse map: its levels and its column list.
-static inline void prefetch_sparse_block(const int16_t *levels, const int32_t *pair_columns, const long *pair_start, long block) {
+static inline void prefetch_sparse_block(const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, long block) {
     long stored = pair_start[block + 1] - pair_start[block];
     beaconfix_prefetch_range(levels + pair_start[block] * 16, stored * 16 * (long)sizeof(int16_t));
-    beaconfix_prefetch_range(pair_columns + 2 * pair_start[block], stored * 2 * (long)sizeof(int32_t));
+    beaconfix_prefetch_range(pair_columns + 2 * pair_start[block], stored * 2 * (long)sizeof(uint16_t));
 }
 
 /// A block's integer sums: per row, Σ e², Σ e, Σ r over the beacons both sides hear (in 1/256 dB², 1/16 dB,
@@ -202,7 +202,7 @@ static inline void finish_levels(
 
 __attribute__((target("avx2")))
 void beaconfix_level_distances_sparse_avx2(
-    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
     long slot = 0;
@@ -379,7 +379,7 @@ static inline void finish_vnni(
 
 __attribute__((target(BEACONFIX_AVX512_VNNI)))
 void beaconfix_level_distances_sparse_avx512_vnni(
-    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
     long slot = 0;
@@ -397,7 +397,7 @@ void beaconfix_level_distances_sparse_avx512_vnni(
                 long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
                 request = (const char *)(levels + first * 16);
                 request_end = request + stored * 16 * (long)sizeof(int16_t);
-                beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
+                beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
                 advance(&ahead);
             }
             vnni_sums sums = vnni_zero(), odd = vnni_zero();
@@ -556,7 +556,7 @@ static inline vnni_sums finish_coarse_sums(vnni_sums sums) {
 /// The coarse loop over a selection, with the query's words (`words`) or without (nil).
 __attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
 static inline void level_bounds_sparse(
-    const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const uint32_t *words, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
     long slot = 0;
@@ -566,7 +566,7 @@ static inline void level_bounds_sparse(
     for (long step = 0; step < BEACONFIX_VNNI_BLOCKS_AHEAD && ahead.block >= 0; step++) {
         long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
         beaconfix_prefetch_range(coarse_levels + first * 16, stored * 16);
-        beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
+        beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
         advance(&ahead);
     }
     const char *request = 0, *request_end = 0;
@@ -577,7 +577,7 @@ static inline void level_bounds_sparse(
                     long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
                     request = (const char *)(coarse_levels + first * 16);
                     request_end = request + stored * 16;
-                    beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(int32_t));
+                    beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
                 }
                 advance(&ahead);
             }
@@ -610,7 +610,7 @@ static inline void level_bounds_sparse(
 
 __attribute__((target(BEACONFIX_AVX512_VNNI)))
 void beaconfix_level_bounds_sparse_avx512_vnni(
-    const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
     int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
     if (query_width > BEACONFIX_QUERY_WORDS) {
@@ -669,7 +669,7 @@ int beaconfix_offset_distances_have_avx512_vnni(void) { return 0; }
 long beaconfix_last_level_cache_bytes(void) { return 0; }
 
 void beaconfix_level_distances_sparse_avx2(
-    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
     (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;
@@ -687,7 +687,7 @@ void beaconfix_level_distances_dense_avx2(
 }
 
 void beaconfix_level_distances_sparse_avx512_vnni(
-    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows) {
     (void)levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count;
@@ -696,7 +696,7 @@ void beaconfix_level_distances_sparse_avx512_vnni(
 }
 
 void beaconfix_level_bounds_sparse_avx512_vnni(
-    const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
     int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
     (void)coarse_levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;

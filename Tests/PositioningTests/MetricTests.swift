@@ -134,6 +134,22 @@ struct MetricTests {
         }
     }
 
+    @Test("a radio map in decibels refuses more beacons than its 16-bit columns number, and says how many it heard")
+    func tooManyBeaconsForLevels() throws {
+        // Given two fingerprints that together hear every one of the 65,536 minors of one UUID and major
+        let spot = Spot(name: "a", x: 0, y: 0, floor: 0)
+        let halves = [UInt32(0)..<32_768, 32_768..<65_536].map { minors in
+            Fixtures.fingerprint(rssi: Dictionary(uniqueKeysWithValues: minors.map { (UInt16($0), -70.0) }))
+        }
+        // When a map in decibels is built from them
+        // Then it is refused with the count and the limit
+        let error = #expect(throws: RadioMapError.self) {
+            try RadioMap(spots: [spot], fingerprints: halves.map { (0, $0) }, representation: DecibelOffsetMetric().representation)
+        }
+        #expect(error == .tooManyBeacons(count: 65_536, limit: RadioMap.mostBeaconsInDecibels))
+        #expect(error?.description.contains("65536 beacons") == true)
+    }
+
     private func randomFingerprint(beacons: Int, using generator: inout SeededGenerator) -> Fingerprint {
         var powers: [UInt16: Float] = [:]
         for minor in 0..<beacons where generator.unit() < 0.55 {

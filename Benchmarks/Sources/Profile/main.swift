@@ -208,7 +208,7 @@ default:
                         pairs += 1
                         if a || b { heardPairs += 1 }
                         if a && b { bothHeard += 1 }
-                        columns += pairColumns[2 * pair + 1] == Int32(venue.map.beaconCount) ? 1 : 2
+                        columns += pairColumns[2 * pair + 1] == UInt16(venue.map.beaconCount) ? 1 : 2
                         heardColumns += (a ? 1 : 0) + (b ? 1 : 0)
                     }
                 }

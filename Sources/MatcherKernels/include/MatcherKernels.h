@@ -54,7 +54,7 @@ long beaconfix_last_level_cache_bytes(void);
 /// same sums and finishing as `DecibelOffsetMetric`'s Swift loop, so the distances are the same to the bit.
 /// Only call when `beaconfix_offset_distances_have_avx2()` is true.
 void beaconfix_level_distances_sparse_avx2(
-    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows);
 
@@ -70,7 +70,7 @@ void beaconfix_level_distances_dense_avx2(
 /// it requests every block three ahead, a line per pair it computes, whether the map fits the cache or
 /// not. Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
 void beaconfix_level_distances_sparse_avx512_vnni(
-    const int16_t *levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     const int16_t *query_levels, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows);
 
@@ -82,7 +82,7 @@ void beaconfix_level_distances_sparse_avx512_vnni(
 /// `query_width` is the number of `query_levels` (the map's columns and the padding one).
 /// Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
 void beaconfix_level_bounds_sparse_avx512_vnni(
-    const uint8_t *coarse_levels, const int32_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
     int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper);
 

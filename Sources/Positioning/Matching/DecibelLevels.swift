@@ -17,6 +17,8 @@ struct DecibelLevels: Sendable {
     static let unheard: Int16 = absent
     /// The highest level kept, 2,047.9 dB above the floor, far beyond any radio's range.
     static let highest = Int16.max - 1
+    /// The most beacons a map of levels holds: its columns and the padding column after them are 16-bit.
+    static let widest = Int(UInt16.max)
 
     /// How the pairs of columns are laid out.
     enum Pairs: Sendable {
@@ -25,8 +27,9 @@ struct DecibelLevels: Sendable {
         case dense(pairsPerBlock: Int)
         /// Block `b` keeps pairs `pairStart[b] ..< pairStart[b + 1]` of the columns it stores, pair `p`
         /// being columns `pairColumns[2p]` and `pairColumns[2p + 1]` (the padding column `beaconCount` for an
-        /// odd count).
-        case sparse(pairStart: [Int], pairColumns: [Int32])
+        /// odd count). Columns are 16-bit (``widest``): the coarse pass over a large map waits on memory,
+        /// and a pair's two columns are 4 bytes of its 20 instead of 8 of 24.
+        case sparse(pairStart: [Int], pairColumns: [UInt16])
     }
 
     let pairs: Pairs
@@ -99,7 +102,7 @@ struct DecibelLevels: Sendable {
             pairs = .dense(pairsPerBlock: pairsPerBlock)
         case .sparse(let columnStart, let columns, let values):
             var pairStart = [Int](repeating: 0, count: blockCount + 1)
-            var pairColumns: [Int32] = []
+            var pairColumns: [UInt16] = []
             pairColumns.reserveCapacity(columns.count + blockCount)
             levels.reserveCapacity((columns.count + blockCount) * lanes)
             for block in 0..<blockCount {
@@ -107,8 +110,8 @@ struct DecibelLevels: Sendable {
                 var index = columnStart[block]
                 while index < columnStart[block + 1] {
                     let hasSecond = index + 1 < columnStart[block + 1]
-                    pairColumns.append(columns[index])
-                    pairColumns.append(hasSecond ? columns[index + 1] : Int32(width))
+                    pairColumns.append(UInt16(columns[index]))
+                    pairColumns.append(UInt16(hasSecond ? Int(columns[index + 1]) : width))
                     appendPair(values, index * lanes, hasSecond ? (index + 1) * lanes : nil)
                     index += 2
                 }
@@ -117,7 +120,7 @@ struct DecibelLevels: Sendable {
             pairs = .sparse(pairStart: pairStart, pairColumns: pairColumns)
         }
         self.levels = levels
-        let columnBytes = if case .sparse(_, let pairColumns) = pairs { pairColumns.count * MemoryLayout<Int32>.size } else { 0 }
+        let columnBytes = if case .sparse(_, let pairColumns) = pairs { pairColumns.count * MemoryLayout<UInt16>.size } else { 0 }
         let bytes = levels.count * MemoryLayout<Int16>.size + columnBytes
         outgrowsCache = CompactKernels.lastLevelCacheBytes.map { bytes > $0 / 2 } ?? true
         let keepsCoarse = switch (coarsePass, pairs) {

@@ -97,11 +97,16 @@ public struct RadioMap: Sendable {
     public var spotCentroids: RadioMap? { centroids?.map }
     private let centroids: SpotCentroids?
 
+    /// The most beacons a map in decibels holds (65,535): its levels number their columns in 16 bits, which
+    /// the coarse pass over a large map reads with every pair of columns (``RadioMapError/tooManyBeacons(count:limit:)``).
+    public static let mostBeaconsInDecibels = DecibelLevels.widest
+
     /// Lays out `fingerprints` (each attached to an index into `spots`) as dense matrices, ordered by spot
     /// (fingerprints of one spot keep their order), each beacon as `representation` says: build the map
     /// with the representation of the metric that will read it. `zoneAreas` are the venue's drawn zones.
     ///
-    /// - Throws: ``RadioMapError`` when a spot index is out of range or a fingerprint is empty.
+    /// - Throws: ``RadioMapError`` when a spot index is out of range, a fingerprint is empty, or a map in
+    ///   decibels would hold more than ``mostBeaconsInDecibels`` beacons.
     public init(
         spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
         representation: SignalRepresentation = .relativePower, zoneAreas: [ZoneArea] = []
@@ -125,6 +130,9 @@ public struct RadioMap: Sendable {
         let fingerprints = unordered.enumerated()
             .sorted { ($0.element.spot, $0.offset) < ($1.element.spot, $1.offset) }
             .map(\.element)
+        if case .decibels = representation, beaconSet.count > Self.mostBeaconsInDecibels {
+            throw .tooManyBeacons(count: beaconSet.count, limit: Self.mostBeaconsInDecibels)
+        }
         let beacons = beaconSet.sorted()
         var columnOfBeacon: [BeaconID: Int] = [:]
         for (column, beacon) in beacons.enumerated() { columnOfBeacon[beacon] = column }
@@ -358,11 +366,16 @@ public struct QueryVector: Sendable, Hashable {
 public enum RadioMapError: Error, Hashable, Sendable, CustomStringConvertible {
     case spotOutOfRange(row: Int)
     case emptyFingerprint(row: Int)
+    /// A map in decibels holds at most `limit` beacons (``RadioMap/mostBeaconsInDecibels``); the survey
+    /// heard `count`.
+    case tooManyBeacons(count: Int, limit: Int)
 
     public var description: String {
         switch self {
         case .spotOutOfRange(let row): "reference fingerprint #\(row) points at a spot the map does not have"
         case .emptyFingerprint(let row): "reference fingerprint #\(row) sees no beacon"
+        case .tooManyBeacons(let count, let limit):
+            "the survey hears \(count) beacons; a radio map in decibels holds at most \(limit) (remove beacons that are not the venue's)"
         }
     }
 }
