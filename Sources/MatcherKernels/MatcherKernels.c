@@ -349,6 +349,20 @@ static inline void add_pair_vnni(vnni_sums *sums, const int16_t *levels, __m256i
     add_levels_vnni(sums, _mm256_loadu_si256((const __m256i *)levels), query);
 }
 
+/// `add_pair_vnni` of pair `pair` of a sparse map, with the query's levels of its two columns.
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline void add_sparse_pair_vnni(
+    vnni_sums *sums, const int16_t *levels, const uint16_t *pair_columns, const int16_t *query_levels, long pair) {
+    uint32_t query = query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
+    add_pair_vnni(sums, levels + pair * 16, _mm256_set1_epi32((int)query));
+}
+
+/// `add_pair_vnni` of pair `pair` of a dense map's block at `block_pairs` (columns `2 pair` and `2 pair + 1`).
+__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+static inline void add_dense_pair_vnni(vnni_sums *sums, const int16_t *block_pairs, const int16_t *query_levels, long pair) {
+    add_pair_vnni(sums, block_pairs + pair * 16, _mm256_set1_epi32((int)query_pair(query_levels, 2 * pair, 2 * pair + 1)));
+}
+
 /// The block's distances from the VNNI loops' sums, through the same finishing as ever.
 __attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
 static inline void finish_vnni(
@@ -411,15 +425,10 @@ void beaconfix_level_distances_sparse_avx512_vnni(
                     beaconfix_prefetch(request + 64);
                     request += 128;
                 }
-                uint32_t query = query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
-                add_pair_vnni(&sums, levels + pair * 16, _mm256_set1_epi32((int)query));
-                uint32_t next = query_pair(query_levels, pair_columns[2 * pair + 2], pair_columns[2 * pair + 3]);
-                add_pair_vnni(&odd, levels + (pair + 1) * 16, _mm256_set1_epi32((int)next));
+                add_sparse_pair_vnni(&sums, levels, pair_columns, query_levels, pair);
+                add_sparse_pair_vnni(&odd, levels, pair_columns, query_levels, pair + 1);
             }
-            if (pair < end) {
-                uint32_t query = query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
-                add_pair_vnni(&sums, levels + pair * 16, _mm256_set1_epi32((int)query));
-            }
+            if (pair < end) add_sparse_pair_vnni(&sums, levels, pair_columns, query_levels, pair);
             sums = vnni_added(sums, odd);
             finish_vnni(&sums, block, slot, metric, rows);
             slot++;
@@ -515,16 +524,19 @@ static inline __m256i coarse_query_pair(const uint32_t *words, const int16_t *qu
     return _mm256_set1_epi32((int)pair);
 }
 
-/// One pair of the coarse loop: `coarse` the pair's 16 bytes (b for the level 8 (b − 1), 0 where absent)
-/// and `query` from `coarse_query_pair`. A lane counts where both are at least 1 (their minimum is). The
+/// Pair `pair` of the coarse loop: its 16 bytes (b for the level 8 (b − 1), 0 where absent) and the query
+/// from `coarse_query_pair`. A lane counts where both are at least 1 (their minimum is). The
 /// sums it keeps are those of `add_levels_vnni` moved by constants that `finish_coarse_sums` takes back,
 /// which saves two instructions a pair (of about twenty):
 /// - the difference is `(q + 1) − 8b`, 7 less than the exact `q − 8 (b − 1)`;
 /// - the reference sum is over the steps b: −Σ b.
 __attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
-static inline void add_coarse_pair(vnni_sums *sums, const uint8_t *coarse, __m256i query) {
+static inline void add_coarse_pair(
+    vnni_sums *sums, const uint8_t *coarse_levels, const uint16_t *pair_columns, const uint32_t *words,
+    const int16_t *query_levels, long pair) {
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256i steps = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)coarse));
+    __m256i query = coarse_query_pair(words, query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
+    __m256i steps = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(coarse_levels + pair * 16)));
     __m256i both = _mm256_cmpgt_epi16(_mm256_min_epi16(query, steps), _mm256_setzero_si256());
     __m256i difference = _mm256_and_si256(_mm256_sub_epi16(query, _mm256_slli_epi16(steps, 3)), both);
     sums->squared = dot_add(sums->squared, difference, difference);
@@ -592,15 +604,10 @@ static inline void level_bounds_sparse(
                     beaconfix_prefetch(request);
                     request += 64;
                 }
-                add_coarse_pair(&sums, coarse_levels + pair * 16,
-                                coarse_query_pair(words, query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]));
-                add_coarse_pair(&odd, coarse_levels + (pair + 1) * 16,
-                                coarse_query_pair(words, query_levels, pair_columns[2 * pair + 2], pair_columns[2 * pair + 3]));
+                add_coarse_pair(&sums, coarse_levels, pair_columns, words, query_levels, pair);
+                add_coarse_pair(&odd, coarse_levels, pair_columns, words, query_levels, pair + 1);
             }
-            if (pair < end) {
-                add_coarse_pair(&sums, coarse_levels + pair * 16,
-                                coarse_query_pair(words, query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]));
-            }
+            if (pair < end) add_coarse_pair(&sums, coarse_levels, pair_columns, words, query_levels, pair);
             vnni_sums exact = finish_coarse_sums(vnni_added(sums, odd));
             finish_bounds(&exact, error, block, slot, metric, rows, upper);
             slot++;
@@ -644,14 +651,10 @@ void beaconfix_level_distances_dense_avx512_vnni(
             long index = 0;
             // Two pairs a turn into two sets of sums, as in the sparse loop.
             for (; index + 1 < pair_count; index += 2) {
-                long pair = query_pairs[index], next = query_pairs[index + 1];
-                add_pair_vnni(&sums, block_pairs + pair * 16, _mm256_set1_epi32((int)query_pair(query_levels, 2 * pair, 2 * pair + 1)));
-                add_pair_vnni(&odd, block_pairs + next * 16, _mm256_set1_epi32((int)query_pair(query_levels, 2 * next, 2 * next + 1)));
+                add_dense_pair_vnni(&sums, block_pairs, query_levels, query_pairs[index]);
+                add_dense_pair_vnni(&odd, block_pairs, query_levels, query_pairs[index + 1]);
             }
-            if (index < pair_count) {
-                long pair = query_pairs[index];
-                add_pair_vnni(&sums, block_pairs + pair * 16, _mm256_set1_epi32((int)query_pair(query_levels, 2 * pair, 2 * pair + 1)));
-            }
+            if (index < pair_count) add_dense_pair_vnni(&sums, block_pairs, query_levels, query_pairs[index]);
             sums = vnni_added(sums, odd);
             finish_vnni(&sums, block, slot, metric, rows);
             slot++;
