@@ -134,7 +134,10 @@ static inline void advance(selection_cursor *cursor) {
 /// spots1536-1`, builds run at once): every block two ahead took a locate among 1,000,000 fingerprints
 /// from 820 to 653 us (four ahead: 686 against 668 us), and first blocks only kept it at 832 against
 /// 696 us; among 100,000 fingerprints, in the cache, every block cost 5% (96.8 against 91.6 us, means of
-/// two turns) and first blocks only nothing (91.0 against 92.9 us).
+/// two turns) and first blocks only nothing (91.0 against 92.9 us). A block's levels are requested a line
+/// a pair computed, spread over the block before, as the VNNI loop requests them, rather than at once: on
+/// an AMD EPYC (Zen 3, no AVX-512), both builds at once, 163 to 147 us among 100,000 fingerprints
+/// (`locate 100000 100000 large spots256-2`), 729 to 720 us among 1,000,000.
 #define BEACONFIX_BLOCKS_AHEAD 2
 
 /// Requests block `block` of a sparse map: its levels and its column list.
@@ -212,11 +215,15 @@ void beaconfix_level_distances_sparse_avx2(
         prefetch_sparse_block(levels, pair_columns, pair_start, ahead.block);
         advance(&ahead);
     }
+    const char *request = 0, *request_end = 0;
     for (long run = 0; run < run_count; run++) {
         for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
             if (ahead.block >= 0) {
                 if (prefetch_adjacent || ahead.block == runs[2 * ahead.run]) {
-                    prefetch_sparse_block(levels, pair_columns, pair_start, ahead.block);
+                    long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
+                    request = (const char *)(levels + first * 16);
+                    request_end = request + stored * 16 * (long)sizeof(int16_t);
+                    beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
                 }
                 advance(&ahead);
             }
@@ -224,6 +231,10 @@ void beaconfix_level_distances_sparse_avx2(
             for (long stretch = pair_start[block]; stretch < pair_start[block + 1]; stretch += BEACONFIX_PAIRS_PER_STRETCH) {
                 long end = pair_start[block + 1] - stretch > BEACONFIX_PAIRS_PER_STRETCH ? stretch + BEACONFIX_PAIRS_PER_STRETCH : pair_start[block + 1];
                 for (long pair = stretch; pair < end; pair++) {
+                    if (request < request_end) {
+                        beaconfix_prefetch(request);
+                        request += 64;
+                    }
                     add_pair(&sums, levels + pair * 16, query_pair(query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]));
                 }
                 widen_counts(&sums);
@@ -306,15 +317,15 @@ typedef struct {
     __m256i squared, differences, minus_reference, minus_common;
 } vnni_sums;
 
-/// The VNNI loops' sums, cleared.
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+/// The VNNI loops' sums (and the AVX2 copy of the coarse loop's), cleared.
+__attribute__((target("avx2"), always_inline))
 static inline vnni_sums vnni_zero(void) {
     vnni_sums sums = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     return sums;
 }
 
 /// Two blocks' sums added (integer sums: exact in any order).
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+__attribute__((target("avx2"), always_inline))
 static inline vnni_sums vnni_added(vnni_sums a, vnni_sums b) {
     vnni_sums sums = {_mm256_add_epi32(a.squared, b.squared), _mm256_add_epi32(a.differences, b.differences),
                       _mm256_add_epi32(a.minus_reference, b.minus_reference), _mm256_add_epi32(a.minus_common, b.minus_common)};
@@ -323,8 +334,10 @@ static inline vnni_sums vnni_added(vnni_sums a, vnni_sums b) {
 
 /// `_mm256_dpwssd_epi32`, kept one instruction. clang otherwise splits some of an unrolled loop's into a
 /// `vpmaddwd` and a `vpaddd` to shorten their chains: two instructions where one does, and the loops keep
-/// two sets of sums (one a pair, in turn), so no chain is long.
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+/// two sets of sums (one a pair, in turn), so no chain is long. Only where the CPU runs it: the coarse
+/// loop, shared with AVX2, calls it under a constant `vnni` that leaves it out of the AVX2 copy (inline
+/// assembly needs no target, so it compiles under AVX2's).
+__attribute__((target("avx2"), always_inline))
 static inline __m256i dot_add(__m256i sum, __m256i a, __m256i b) {
     __asm__("vpdpwssd %2, %1, %0" : "+v"(sum) : "v"(a), "v"(b));
     return sum;
@@ -448,7 +461,7 @@ void beaconfix_level_distances_sparse_avx512_vnni(
 ///   one is).
 /// Float rounding and the exact finishing's cut of a spread under 1e-5 of `Σ e²` to 0 are covered by a
 /// slack of 1e-4 of (a bound on) the sum of the magnitudes the numerator is made of.
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+__attribute__((target("avx2"), always_inline))
 static inline void finish_bounds(
     const vnni_sums *sums, float error, long block, long slot, const beaconfix_offset_metric *metric,
     const beaconfix_offset_rows *rows, float *upper) {
@@ -514,7 +527,7 @@ static inline void finish_bounds(
 /// 32766 (`DecibelLevels.highest`), so the level plus one still fits. With `words` (the levels as 32-bit
 /// words, the same level in both halves, built once a call) that is two broadcasts from memory and one
 /// blend, against two loads, a shift, an or and a broadcast from a general register.
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+__attribute__((target("avx2"), always_inline))
 static inline __m256i coarse_query_pair(const uint32_t *words, const int16_t *query_levels, long first, long second) {
     if (words) {
         __m256i low = _mm256_set1_epi32((int)words[first]), high = _mm256_set1_epi32((int)words[second]);
@@ -530,25 +543,32 @@ static inline __m256i coarse_query_pair(const uint32_t *words, const int16_t *qu
 /// which saves two instructions a pair (of about twenty):
 /// - the difference is `(q + 1) − 8b`, 7 less than the exact `q − 8 (b − 1)`;
 /// - the reference sum is over the steps b: −Σ b.
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+__attribute__((target("avx2"), always_inline))
 static inline void add_coarse_pair(
     vnni_sums *sums, const uint8_t *coarse_levels, const uint16_t *pair_columns, const uint32_t *words,
-    const int16_t *query_levels, long pair) {
+    const int16_t *query_levels, long pair, int vnni) {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i query = coarse_query_pair(words, query_levels, pair_columns[2 * pair], pair_columns[2 * pair + 1]);
     __m256i steps = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(coarse_levels + pair * 16)));
     __m256i both = _mm256_cmpgt_epi16(_mm256_min_epi16(query, steps), _mm256_setzero_si256());
     __m256i difference = _mm256_and_si256(_mm256_sub_epi16(query, _mm256_slli_epi16(steps, 3)), both);
-    sums->squared = dot_add(sums->squared, difference, difference);
-    sums->differences = dot_add(sums->differences, difference, ones);
-    sums->minus_reference = dot_add(sums->minus_reference, steps, both);
-    sums->minus_common = dot_add(sums->minus_common, both, ones);
+    if (vnni) {
+        sums->squared = dot_add(sums->squared, difference, difference);
+        sums->differences = dot_add(sums->differences, difference, ones);
+        sums->minus_reference = dot_add(sums->minus_reference, steps, both);
+        sums->minus_common = dot_add(sums->minus_common, both, ones);
+    } else {
+        sums->squared = _mm256_add_epi32(sums->squared, _mm256_madd_epi16(difference, difference));
+        sums->differences = _mm256_add_epi32(sums->differences, _mm256_madd_epi16(difference, ones));
+        sums->minus_reference = _mm256_add_epi32(sums->minus_reference, _mm256_madd_epi16(steps, both));
+        sums->minus_common = _mm256_add_epi32(sums->minus_common, _mm256_madd_epi16(both, ones));
+    }
 }
 
 /// `add_coarse_pair`'s sums turned into `add_levels_vnni`'s over the levels 8 (b − 1), in 32-bit integers
 /// that wrap as the direct sums would (the same values wherever those fit): with `c` the count and `e` the
 /// exact difference, `e = d + 7`, so Σ e = Σ d + 7c and Σ e² = Σ d² + 14 Σ d + 49c, and Σ r = 8 Σ b − 8c.
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+__attribute__((target("avx2"), always_inline))
 static inline vnni_sums finish_coarse_sums(vnni_sums sums) {
     __m256i common = _mm256_sub_epi32(_mm256_setzero_si256(), sums.minus_common);
     __m256i squared = _mm256_add_epi32(
@@ -565,12 +585,13 @@ static inline vnni_sums finish_coarse_sums(vnni_sums sums) {
 /// map's query is read as 16-bit levels, pair by pair.
 #define BEACONFIX_QUERY_WORDS 4096
 
-/// The coarse loop over a selection, with the query's words (`words`) or without (nil).
-__attribute__((target(BEACONFIX_AVX512_VNNI), always_inline))
+/// The coarse loop over a selection, with the query's words (`words`) or without (nil), with the VNNI
+/// instructions (`vnni` non-zero: a constant, so each entry point compiles its own copy) or AVX2's.
+__attribute__((target("avx2"), always_inline))
 static inline void level_bounds_sparse(
     const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const uint32_t *words, const int16_t *query_levels, const beaconfix_offset_metric *metric,
-    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper, int vnni) {
     long slot = 0;
     const float error = (float)coarse_error;
     selection_cursor ahead = {runs, run_count, 0, -1};
@@ -604,10 +625,10 @@ static inline void level_bounds_sparse(
                     beaconfix_prefetch(request);
                     request += 64;
                 }
-                add_coarse_pair(&sums, coarse_levels, pair_columns, words, query_levels, pair);
-                add_coarse_pair(&odd, coarse_levels, pair_columns, words, query_levels, pair + 1);
+                add_coarse_pair(&sums, coarse_levels, pair_columns, words, query_levels, pair, vnni);
+                add_coarse_pair(&odd, coarse_levels, pair_columns, words, query_levels, pair + 1, vnni);
             }
-            if (pair < end) add_coarse_pair(&sums, coarse_levels, pair_columns, words, query_levels, pair);
+            if (pair < end) add_coarse_pair(&sums, coarse_levels, pair_columns, words, query_levels, pair, vnni);
             vnni_sums exact = finish_coarse_sums(vnni_added(sums, odd));
             finish_bounds(&exact, error, block, slot, metric, rows, upper);
             slot++;
@@ -615,14 +636,15 @@ static inline void level_bounds_sparse(
     }
 }
 
-__attribute__((target(BEACONFIX_AVX512_VNNI)))
-void beaconfix_level_bounds_sparse_avx512_vnni(
+/// The coarse loop with the query laid out as words where it is narrow enough (`BEACONFIX_QUERY_WORDS`).
+__attribute__((target("avx2"), always_inline))
+static inline void level_bounds_with_words(
     const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
-    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper, int vnni) {
     if (query_width > BEACONFIX_QUERY_WORDS) {
         level_bounds_sparse(coarse_levels, pair_columns, pair_start, runs, run_count, prefetch_adjacent, 0, query_levels,
-                            metric, coarse_error, rows, upper);
+                            metric, coarse_error, rows, upper, vnni);
         return;
     }
     uint32_t words[BEACONFIX_QUERY_WORDS];
@@ -631,7 +653,25 @@ void beaconfix_level_bounds_sparse_avx512_vnni(
         words[column] = level | (level << 16);
     }
     level_bounds_sparse(coarse_levels, pair_columns, pair_start, runs, run_count, prefetch_adjacent, words, query_levels,
-                        metric, coarse_error, rows, upper);
+                        metric, coarse_error, rows, upper, vnni);
+}
+
+__attribute__((target(BEACONFIX_AVX512_VNNI)))
+void beaconfix_level_bounds_sparse_avx512_vnni(
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
+    level_bounds_with_words(coarse_levels, pair_columns, pair_start, runs, run_count, prefetch_adjacent, query_levels,
+                            query_width, metric, coarse_error, rows, upper, 1);
+}
+
+__attribute__((target("avx2")))
+void beaconfix_level_bounds_sparse_avx2(
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
+    level_bounds_with_words(coarse_levels, pair_columns, pair_start, runs, run_count, prefetch_adjacent, query_levels,
+                            query_width, metric, coarse_error, rows, upper, 0);
 }
 
 __attribute__((target(BEACONFIX_AVX512_VNNI)))
@@ -699,6 +739,15 @@ void beaconfix_level_distances_sparse_avx512_vnni(
 }
 
 void beaconfix_level_bounds_sparse_avx512_vnni(
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {
+    (void)coarse_levels; (void)pair_columns; (void)pair_start; (void)runs; (void)run_count; (void)prefetch_adjacent;
+    (void)query_levels; (void)query_width; (void)metric; (void)coarse_error; (void)rows; (void)upper;
+    __builtin_trap();
+}
+
+void beaconfix_level_bounds_sparse_avx2(
     const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
     int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper) {

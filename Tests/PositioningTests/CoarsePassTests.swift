@@ -37,24 +37,35 @@ struct CoarsePassTests {
         return (coarse: try map(.always), exact: try map(.never), queries: venue.queries)
     }
 
-    static let hasVNNI = CompactKernels.LevelLoop.avx512VNNI.isAvailable
+    /// Whether this CPU runs a loop in C (AVX2, or AVX-512 VNNI too): the coarse pass's only loops.
+    static let hasLoopInC = CompactKernels.fastestLevelLoop != .portable
 
-    /// Lower and upper bounds on `metric`'s distances from `query` to the blocks `blocks` selects.
+    /// Lower and upper bounds on `metric`'s distances from `query` to the blocks `blocks` selects, from every
+    /// loop in C this CPU runs, which must agree to the bit: the first's.
     static func bounds(
         _ metric: DecibelOffsetMetric, from query: QueryVector, in map: RadioMap, blocks: BlockSelection
     ) -> (lower: [Float], upper: [Float]) {
-        var lower = [Float](repeating: .nan, count: blocks.packedCount), upper = lower
-        lower.withUnsafeMutableBufferPointer { lower in
-            upper.withUnsafeMutableBufferPointer { upper in
-                metric.distanceBounds(from: query, in: map, blocks: blocks, lower: lower, upper: upper)
+        let loops = WideKernelTests.loopsInC
+        let computed = loops.map { loop in
+            var lower = [Float](repeating: .nan, count: blocks.packedCount), upper = lower
+            lower.withUnsafeMutableBufferPointer { lower in
+                upper.withUnsafeMutableBufferPointer { upper in
+                    metric.distanceBounds(from: query, in: map, blocks: blocks, lower: lower, upper: upper, loop: loop)
+                }
             }
+            return (lower: lower, upper: upper)
         }
-        return (lower, upper)
+        for (loop, bounds) in zip(loops, computed).dropFirst() {
+            // Compared by bit pattern: equal infinities and zeros compare as they are, and a NaN would not hide.
+            #expect(bounds.lower.map(\.bitPattern) == computed[0].lower.map(\.bitPattern), "\(loop) against \(loops[0])")
+            #expect(bounds.upper.map(\.bitPattern) == computed[0].upper.map(\.bitPattern), "\(loop) against \(loops[0])")
+        }
+        return computed[0]
     }
 
     @Test(
         "every row's distance lies between its bounds, whatever offset the metric removes, and the bounds are within a fifth of it for most rows",
-        .enabled(if: hasVNNI, "this CPU has no AVX-512 VNNI: the coarse pass never runs"))
+        .enabled(if: hasLoopInC, "this CPU runs neither the AVX2 nor the AVX-512 VNNI loop: the coarse pass never runs"))
     func boundsHold() throws {
         // Given the venue's map with coarse levels, and its scans
         let (map, _, queries) = try Self.maps.get()
@@ -91,7 +102,7 @@ struct CoarsePassTests {
 
     @Test(
         "bounds still hold where levels lie beyond the coarse levels' 127 dB (the map's measured error grows with them)",
-        .enabled(if: hasVNNI, "this CPU has no AVX-512 VNNI: the coarse pass never runs"))
+        .enabled(if: hasLoopInC, "this CPU runs neither the AVX2 nor the AVX-512 VNNI loop: the coarse pass never runs"))
     func levelsBeyondTheCoarseRange() throws {
         // Given 16 fingerprints of 6 beacons at the floor, at 60.3 dB or at 200 dB above it (beyond the coarse
         // levels; not higher, so that the exact 32-bit sums hold)
@@ -130,7 +141,7 @@ struct CoarsePassTests {
 
     @Test(
         "on a map of more beacons than the coarse loop lays out as words on its stack (4,096), the bounds hold and a locate answers as the exact pass",
-        .enabled(if: hasVNNI, "this CPU has no AVX-512 VNNI: the coarse pass never runs"))
+        .enabled(if: hasLoopInC, "this CPU runs neither the AVX2 nor the AVX-512 VNNI loop: the coarse pass never runs"))
     func widerThanTheQueryWords() throws {
         // Given 64 fingerprints along a corridor of 72 shared beacons, each also hearing 65 beacons no other
         // one hears (4,232 beacons in all), at levels a fraction of a dB off whole ones
@@ -205,7 +216,7 @@ struct CoarsePassTests {
 
     @Test(
         "a locate through the coarse pass answers exactly as the exact pass alone: the same position, candidates and distances",
-        .enabled(if: hasVNNI, "this CPU has no AVX-512 VNNI: the coarse pass never runs"))
+        .enabled(if: hasLoopInC, "this CPU runs neither the AVX2 nor the AVX-512 VNNI loop: the coarse pass never runs"))
     func sameAnswers() throws {
         // Given the venue's map with and without coarse levels
         let (coarse, exact, queries) = try Self.maps.get()
@@ -227,7 +238,7 @@ struct CoarsePassTests {
 
     @Test(
         "on every shared dataset's walk (or survey), laid out sparse with coarse levels, a locate answers as the exact pass alone",
-        .enabled(if: hasVNNI, "this CPU has no AVX-512 VNNI: the coarse pass never runs"),
+        .enabled(if: hasLoopInC, "this CPU runs neither the AVX2 nor the AVX-512 VNNI loop: the coarse pass never runs"),
         .enabled(if: SharedDatasets.available, "../shared/datasets is absent"),
         arguments: ["uji-geo-p4", "uji-geo-p12", "uji-geo-p20", "kolakowski-flat", "wmu-waldo"])
     func sharedDatasets(dataset: String) throws {
@@ -252,7 +263,7 @@ struct CoarsePassTests {
 
     @Test(
         "the exact pass reads again only the blocks that can hold the answer: a small share of a selection",
-        .enabled(if: hasVNNI, "this CPU has no AVX-512 VNNI: the coarse pass never runs"))
+        .enabled(if: hasLoopInC, "this CPU runs neither the AVX2 nor the AVX-512 VNNI loop: the coarse pass never runs"))
     func readsFewBlocksAgain() throws {
         // Given the venue's map with coarse levels and the default locator through the exhaustive search
         let (map, _, queries) = try Self.maps.get()

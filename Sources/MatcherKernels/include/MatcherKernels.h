@@ -50,8 +50,9 @@ long beaconfix_last_level_cache_bytes(void);
 /// selection is `run_count` runs of blocks, run `i` being `runs[2i] ..< runs[2i + 1]`. `query_levels` has
 /// one level per column and one more, `BEACONFIX_UNHEARD`, for the padding column of an odd pair; a column
 /// the query does not hear is `BEACONFIX_UNHEARD` too. Each run's first block is requested from memory two
-/// blocks ahead; with `prefetch_adjacent` non-zero (a map the cache does not hold) every block is. The
-/// same sums and finishing as `DecibelOffsetMetric`'s Swift loop, so the distances are the same to the bit.
+/// blocks ahead, a line of its levels for each pair computed; with `prefetch_adjacent` non-zero (a map the
+/// cache does not hold) every block is. The same sums and finishing as `DecibelOffsetMetric`'s Swift loop,
+/// so the distances are the same to the bit.
 /// Only call when `beaconfix_offset_distances_have_avx2()` is true.
 void beaconfix_level_distances_sparse_avx2(
     const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
@@ -82,6 +83,13 @@ void beaconfix_level_distances_sparse_avx512_vnni(
 /// `query_width` is the number of `query_levels` (the map's columns and the padding one).
 /// Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
 void beaconfix_level_bounds_sparse_avx512_vnni(
+    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
+    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
+    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper);
+
+/// `beaconfix_level_bounds_sparse_avx512_vnni` with AVX2's instructions, the same bounds to the bit. Only call
+/// when `beaconfix_offset_distances_have_avx2()` is true.
+void beaconfix_level_bounds_sparse_avx2(
     const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
     int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
     int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper);

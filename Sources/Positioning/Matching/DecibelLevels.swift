@@ -40,7 +40,7 @@ struct DecibelLevels: Sendable {
     /// unknown): a selection's blocks then mostly come from memory, and the AVX2 loop requests every one of
     /// them ahead, not only the first of each run (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`; the VNNI loops
     /// request every block, a line at a time, in any map: `BEACONFIX_VNNI_BLOCKS_AHEAD`); the map then
-    /// keeps coarse levels too where the CPU runs the VNNI loop (``RadioMap/CoarsePass``). Half, because
+    /// keeps coarse levels too where the CPU runs a loop in C (``RadioMap/CoarsePass``). Half, because
     /// the cache is shared with the rest of the process, other processes and, on a virtual machine, other
     /// tenants: this machine reports 260 MB, and the 1,000,000-fingerprint map (about 250 MB) still waits on
     /// memory unless every block is requested, while the 100,000 one (25 MB) runs faster without.
@@ -126,7 +126,7 @@ struct DecibelLevels: Sendable {
         let keepsCoarse = switch (coarsePass, pairs) {
         case (_, .dense), (.never, _): false
         case (.always, _): true
-        case (.automatic, _): outgrowsCache && CompactKernels.LevelLoop.avx512VNNI.isAvailable
+        case (.automatic, _): outgrowsCache && CompactKernels.LevelLoop.avx2.isAvailable
         }
         coarse = keepsCoarse ? CoarseLevels(levels: levels) : nil
     }

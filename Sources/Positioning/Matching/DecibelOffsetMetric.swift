@@ -127,9 +127,9 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     }
 
     /// Whether ``distanceBounds(from:in:blocks:lower:upper:)`` runs for `map` on this CPU: a sparse map that
-    /// keeps coarse levels (``RadioMap/CoarsePass``), read by the AVX-512 VNNI loop.
+    /// keeps coarse levels (``RadioMap/CoarsePass``), read by the AVX2 or AVX-512 VNNI loop.
     func boundsDistances(in map: RadioMap) -> Bool {
-        map.decibelLevels?.coarse != nil && map.representation == representation && CompactKernels.LevelLoop.avx512VNNI.isAvailable
+        map.decibelLevels?.coarse != nil && map.representation == representation && CompactKernels.fastestLevelLoop != .portable
     }
 
     /// A lower and an upper bound on each selected row's distance (packed, as
@@ -141,11 +141,14 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     /// measured error `ε` of the exact one, so over the `c` beacons both sides hear the differences move by at
     /// most `ε` each; the spread is a squared distance from the differences to a line, which moves by at most
     /// `ε√c`, the reference-only sum by at most `εc`, and the rest does not move.
+    /// `loop` is the C loop that computes them (AVX2 or AVX-512 VNNI, the same bounds to the bit): the
+    /// fastest this CPU runs unless a test says otherwise.
     func distanceBounds(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, lower: UnsafeMutableBufferPointer<Float>,
-        upper: UnsafeMutableBufferPointer<Float>
+        upper: UnsafeMutableBufferPointer<Float>, loop: CompactKernels.LevelLoop = CompactKernels.fastestLevelLoop
     ) {
-        precondition(boundsDistances(in: map), "distanceBounds needs a sparse decibel map with coarse levels and the AVX-512 VNNI loop")
+        precondition(boundsDistances(in: map), "distanceBounds needs a sparse decibel map with coarse levels and a loop in C")
+        precondition(loop != .portable && loop.isAvailable, "the bounds are computed by an AVX2 or AVX-512 VNNI loop this CPU runs")
         let levels = map.decibelLevels!, coarse = levels.coarse!
         guard case .sparse(let pairStart, let pairColumns) = levels.pairs else { preconditionFailure("a map with coarse levels is sparse") }
         precondition(upper.count >= lower.count, "one upper bound a lower one")
@@ -161,11 +164,17 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                                         var rows = beaconfix_offset_rows(
                                             present_count: present.baseAddress, value_sum: valueSum.baseAddress,
                                             distances: lower.baseAddress, capacity: lower.count)
-                                        beaconfix_level_bounds_sparse_avx512_vnni(
-                                            bytes.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                            levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, queryLevels.count, metric,
-                                            coarse.error, &rows,
-                                            upper.baseAddress)
+                                        if loop == .avx512VNNI {
+                                            beaconfix_level_bounds_sparse_avx512_vnni(
+                                                bytes.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
+                                                levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, queryLevels.count, metric,
+                                                coarse.error, &rows, upper.baseAddress)
+                                        } else {
+                                            beaconfix_level_bounds_sparse_avx2(
+                                                bytes.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
+                                                levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, queryLevels.count, metric,
+                                                coarse.error, &rows, upper.baseAddress)
+                                        }
                                     }
                                 }
                             }
@@ -205,9 +214,15 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
                                                 var rows = beaconfix_offset_rows(
                                                     present_count: present.baseAddress, value_sum: valueSum.baseAddress,
                                                     distances: base + slot * lanes, capacity: distances.count - slot * lanes)
-                                                beaconfix_level_distances_sparse_avx512_vnni(
-                                                    values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, run, 1,
-                                                    queryLevels.baseAddress, metric, &rows)
+                                                if CompactKernels.fastestLevelLoop == .avx512VNNI {
+                                                    beaconfix_level_distances_sparse_avx512_vnni(
+                                                        values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, run, 1,
+                                                        queryLevels.baseAddress, metric, &rows)
+                                                } else {
+                                                    beaconfix_level_distances_sparse_avx2(
+                                                        values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, run, 1,
+                                                        levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, metric, &rows)
+                                                }
                                             }
                                         }
                                     }
