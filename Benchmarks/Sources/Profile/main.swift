@@ -280,6 +280,24 @@ default:
             }
             print("kernel alone, \(loop) loop: \(elapsed / (rounds * queries.count)) a query")
         }
+        if metric.boundsDistances(in: venue.map) {
+            // The coarse pass alone (a spots-first search's fingerprints' blocks), through each loop in C.
+            var upper = distances
+            for loop in CompactKernels.LevelLoop.allCases where loop != .portable && loop.isAvailable {
+                let elapsed = distances.withUnsafeMutableBufferPointer { lower in
+                    upper.withUnsafeMutableBufferPointer { upper in
+                        clock.measure {
+                            for _ in 0..<rounds {
+                                for (query, blocks) in zip(queries, selections) {
+                                    metric.distanceBounds(from: query, in: venue.map, blocks: blocks, lower: lower, upper: upper, loop: loop)
+                                }
+                            }
+                        }
+                    }
+                }
+                print("coarse pass alone, \(loop) loop: \(elapsed / (rounds * queries.count)) a query")
+            }
+        }
     }
     let batches = clock.measure {
         for _ in 0..<rounds { located += locator.locate(batch: queries, in: venue.map).count }
