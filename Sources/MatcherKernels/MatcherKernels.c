@@ -140,6 +140,18 @@ static inline void advance(selection_cursor *cursor) {
 /// (`locate 100000 100000 large spots256-2`), 729 to 720 us among 1,000,000.
 #define BEACONFIX_BLOCKS_AHEAD 2
 
+/// Requests block `block`'s rows of `rows`: their beacon counts and value sums, which finishing the block
+/// reads. They are two arrays of a float a fingerprint (8 MB at 1,000,000), and a scattered selection reads
+/// a line of each at every block: on a map the cache does not hold they were as far away as the levels, and
+/// only asked for when the block was finished. Requested with the block's levels, old and new loops in one
+/// build taking turns (`Profile locate 1000000 1000 large spots1536-1`, AMD EPYC, 16 turns): medians 780
+/// to 703 us a locate; among 100,000 fingerprints 201 to 197 us (5000 locates a turn).
+__attribute__((always_inline))
+static inline void prefetch_block_rows(const beaconfix_offset_rows *rows, long block) {
+    beaconfix_prefetch(rows->present_count + block * 8);
+    beaconfix_prefetch(rows->value_sum + block * 8);
+}
+
 /// Requests block `block` of a sparse map: its levels and its column list.
 static inline void prefetch_sparse_block(const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, long block) {
     long stored = pair_start[block + 1] - pair_start[block];
@@ -215,6 +227,7 @@ void beaconfix_level_distances_sparse_avx2(
     enter_run(&ahead, 0);
     for (long step = 0; step < BEACONFIX_BLOCKS_AHEAD && ahead.block >= 0; step++) {
         prefetch_sparse_block(levels, pair_columns, pair_start, ahead.block);
+        prefetch_block_rows(rows, ahead.block);
         advance(&ahead);
     }
     const char *request = 0, *request_end = 0;
@@ -223,6 +236,7 @@ void beaconfix_level_distances_sparse_avx2(
             if (ahead.block >= 0) {
                 if (prefetch_adjacent || ahead.block == runs[2 * ahead.run]) {
                     long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
+                    prefetch_block_rows(rows, ahead.block);
                     request = (const char *)(levels + first * 16);
                     request_end = request + stored * 16 * (long)sizeof(int16_t);
                     beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
@@ -416,6 +430,7 @@ void beaconfix_level_distances_sparse_avx512_vnni(
     enter_run(&ahead, 0);
     for (long step = 0; step < BEACONFIX_VNNI_BLOCKS_AHEAD && ahead.block >= 0; step++) {
         prefetch_sparse_block(levels, pair_columns, pair_start, ahead.block);
+        prefetch_block_rows(rows, ahead.block);
         advance(&ahead);
     }
     // The lines of the block ahead's levels not requested yet.
@@ -424,6 +439,7 @@ void beaconfix_level_distances_sparse_avx512_vnni(
         for (long block = runs[2 * run]; block < runs[2 * run + 1]; block++) {
             if (ahead.block >= 0) {
                 long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
+                prefetch_block_rows(rows, ahead.block);
                 request = (const char *)(levels + first * 16);
                 request_end = request + stored * 16 * (long)sizeof(int16_t);
                 beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
@@ -614,6 +630,7 @@ static inline void level_bounds_sparse(
         long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
         beaconfix_prefetch_range(coarse_levels + first * 16, stored * 16);
         beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
+        prefetch_block_rows(rows, ahead.block);
         advance(&ahead);
     }
     const char *request = 0, *request_end = 0;
@@ -622,6 +639,7 @@ static inline void level_bounds_sparse(
             if (ahead.block >= 0) {
                 if (prefetch_adjacent || ahead.block == runs[2 * ahead.run]) {
                     long first = pair_start[ahead.block], stored = pair_start[ahead.block + 1] - first;
+                    prefetch_block_rows(rows, ahead.block);
                     request = (const char *)(coarse_levels + first * 16);
                     request_end = request + stored * 16;
                     beaconfix_prefetch_range(pair_columns + 2 * first, stored * 2 * (long)sizeof(uint16_t));
