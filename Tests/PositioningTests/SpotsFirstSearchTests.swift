@@ -134,36 +134,58 @@ struct SpotsFirstSearchTests {
         }
     }
 
-    @Test("on a survey of 100,000 fingerprints the tuner takes the spots-first search, which keeps the recall on another phone's scans reading less")
-    func tunerTakesSpotsFirst() throws {
-        // Given the 4-floor venue of 400 beacons the search was chosen on, surveyed with 100,000
-        // fingerprints, and 64 scans between its spots by another phone
-        let venue = try CandidateSearchTests.syntheticVenue(beaconsPerFloor: 100, floors: 4, fingerprints: 100_000, queries: 64)
+    /// The tuner's choice of search on the 4-floor venue of 400 beacons (the one the searches were chosen on)
+    /// surveyed with `fingerprints` fingerprints, measured on its own survey's scans, and a recall measure on
+    /// 64 scans between its spots by another phone, which the tuner never saw.
+    private static func tunersChoice(
+        fingerprints: Int
+    ) throws -> (search: CandidateSearch, onAnotherPhone: (CandidateSearch) -> CandidateSearchRecall) {
+        let venue = try CandidateSearchTests.syntheticVenue(beaconsPerFloor: 100, floors: 4, fingerprints: fingerprints, queries: 64)
         let survey = venue.references.enumerated().map { index, reference in
             SurveyedFingerprint(spot: reference.spot, run: index / 10, device: "rig", time: Double(index), fingerprint: reference.fingerprint)
         }
         let candidate = MapCandidate(window: .fingerprints(1), metric: .decibelOffset(floor: -100, queryOnly: 5, referenceOnly: 2, offsetShrinkage: 0))
         let validation = SurveyCrossValidation(spots: venue.spots, survey: survey, scale: PositioningConfiguration().builder.scale)
-        // When the tuner chooses the search on the survey's own scans
         let choice = try validation.candidateSearch(for: candidate, aggregation: .best)
-        // Then it takes spots first
-        #expect(choice.search == Locator.spotsFirstSearches[0], "\(choice.search)")
-        // And on scans it never saw, spots first keeps the nearest spots, reading fewer blocks (centroids
-        // included) than the ladder's narrowest step that keeps them too
         let map = try RadioMap(spots: venue.spots, fingerprints: venue.references, representation: DecibelOffsetMetric().representation)
         let locator = Locator(metric: candidate.metric.make(), estimator: WeightedNearestSpots(), candidateSearch: .exhaustive)
         let queries = venue.queries.map { map.query(for: $0) }
         let truth = queries.map { CandidateSearchRecall.truth(of: $0, locator: locator, in: map) }
-        let spotsFirst = CandidateSearchRecall.measure(choice.search, locator: locator, queries: queries, in: map, truth: truth)
-        var narrowestFull: CandidateSearchRecall?
-        for step in Locator.strongestBeaconLadder where narrowestFull == nil {
-            let recall = CandidateSearchRecall.measure(step, locator: locator, queries: queries, in: map, truth: truth)
-            if recall.isFull { narrowestFull = recall }
-        }
-        let ladder = try #require(narrowestFull)
+        return (choice.search, { CandidateSearchRecall.measure($0, locator: locator, queries: queries, in: map, truth: truth) })
+    }
+
+    @Test("on a survey of 100,000 fingerprints the tuner takes the spots-first search, which keeps the recall on another phone's scans reading less")
+    func tunerTakesSpotsFirst() throws {
+        // Given the venue the search was chosen on, surveyed with 100,000 fingerprints
+        // When the tuner chooses the search on the survey's own scans
+        let (choice, onAnotherPhone) = try Self.tunersChoice(fingerprints: 100_000)
+        // Then it takes spots first
+        #expect(choice == Locator.spotsFirstSearches[0], "\(choice)")
+        // And on scans it never saw, spots first keeps the nearest spots, reading fewer blocks (centroids
+        // included) than the ladder's narrowest step that keeps them too
+        let spotsFirst = onAnotherPhone(choice)
+        let ladder = try #require(Locator.strongestBeaconLadder.lazy.map(onAnotherPhone).first { $0.isFull })
         print("spots first at 100,000 fingerprints: \(spotsFirst.at8) / \(spotsFirst.at32) reading \(spotsFirst.readShare); the ladder's step \(ladder.at8) / \(ladder.at32) reading \(ladder.readShare)")
         #expect(spotsFirst.isFull, "\(spotsFirst)")
         #expect(spotsFirst.blocksRead < ladder.blocksRead)
+    }
+
+    @Test("on a survey of 300,000 fingerprints the tuner takes the 768 nearest centroids, which keep the recall on another phone's scans reading fewer blocks than 1,536")
+    func tunerTakesTheMiddleKeep() throws {
+        // Given the same venue surveyed with 300,000 fingerprints (30,000 spots: too dense for 256 centroids,
+        // not so dense that it needs 1,536)
+        // When the tuner chooses the search on the survey's own scans
+        let (choice, onAnotherPhone) = try Self.tunersChoice(fingerprints: 300_000)
+        // Then it takes the 768 nearest centroids
+        #expect(choice == .spotsFirst(keep: 768, coarse: Locator.strongestBeaconLadder[1]), "\(choice)")
+        // And on scans it never saw they keep the nearest spots, reading fewer blocks (centroids included)
+        // than the 1,536 nearest, which keep them too
+        let chosen = onAnotherPhone(choice)
+        let widest = onAnotherPhone(.spotsFirst(keep: 1_536, coarse: Locator.strongestBeaconLadder[1]))
+        print("spots first at 300,000 fingerprints: \(chosen.at8) / \(chosen.at32) reading \(chosen.blocksRead / max(1, chosen.queries)) blocks a scan; 1,536 centroids \(widest.at8) / \(widest.at32) reading \(widest.blocksRead / max(1, widest.queries))")
+        #expect(chosen.isFull, "\(chosen)")
+        #expect(widest.isFull, "\(widest)")
+        #expect(chosen.blocksRead < widest.blocksRead)
     }
 
     @Test("a locate's one buffer holds its kept spots' rows: no spot reaches into more than the map's widest spot's blocks, and the selection is the public one")
