@@ -11,11 +11,25 @@ import SyntheticVenues
 ///   query, so the beacon index selects nearly everything and the kernel itself is measured.
 /// - `large`: 4 floors of 100 beacons (60 × 60 m each, a beacon every 6 m), as a mall or an airport
 ///   concourse hangs them: a query hears its neighbourhood, and the index reads only the blocks there.
+///   Its spots share its 4 floors however many there are, so a larger survey of it is a denser one: a
+///   spot every 1.2 m at 100,000 fingerprints, every 0.38 m at 1,000,000.
+/// - `campus`: the large venue's floors, 4 for every 100,000 fingerprints, so a larger survey is a larger
+///   venue at the same density (a spot every 1.2 m): 40 floors and 4,000 beacons at 1,000,000
+///   fingerprints. Floors lose 18 dB each, so a scan hears its own floor and the next: like ten of the
+///   100,000-fingerprint venues side by side, what a survey of a larger mall or airport adds.
 enum Layout: String {
-    case hall, large
+    case hall, large, campus
 
     var beaconsPerFloor: Int { self == .hall ? 32 : 100 }
-    var floors: Int { self == .hall ? 1 : 4 }
+
+    /// The floors of a survey of `fingerprints`.
+    func floors(surveying fingerprints: Int) -> Int {
+        switch self {
+        case .hall: 1
+        case .large: 4
+        case .campus: 4 * max(1, fingerprints / 100_000)
+        }
+    }
 }
 
 struct VenueKey: Hashable {
@@ -47,7 +61,8 @@ func nextOf(_ queries: [QueryVector]) -> QueryVector {
 func venue(_ layout: Layout, _ fingerprints: Int) -> SyntheticVenue {
     let key = VenueKey(layout: layout, fingerprints: fingerprints)
     if let venue = venues[key] { return venue }
-    let venue = SyntheticVenue(fingerprints: fingerprints, beaconsPerFloor: layout.beaconsPerFloor, floors: layout.floors)
+    let venue = SyntheticVenue(
+        fingerprints: fingerprints, beaconsPerFloor: layout.beaconsPerFloor, floors: layout.floors(surveying: fingerprints))
     venues[key] = venue
     let selected = venue.queries.map { venue.map.candidateBlocks(for: venue.map.query(for: $0)).blockCount }
     print("\(layout.rawValue): \(venue.summary); the beacon index selects \(selected.reduce(0, +) / selected.count) of \(venue.map.blockCount) blocks per query on average")
@@ -55,12 +70,12 @@ func venue(_ layout: Layout, _ fingerprints: Int) -> SyntheticVenue {
 }
 
 /// The size a benchmark builds its venue at: the size given, except in CI's smoke run, where the `large`
-/// venue is built at a tenth of it (the benchmark is named after the size it really uses) unless
-/// `fullSizeInSmokeRun`. Simulating the large venue is what a smoke run spent its time on: about 2 minutes
+/// and `campus` venues are built at a tenth of it (the benchmark is named after the size it really uses)
+/// unless `fullSizeInSmokeRun`. Simulating the large venue is what a smoke run spent its time on: about 2 minutes
 /// for 1,000,000 fingerprints, once in every benchmark's own process. Two benchmarks keep the full
 /// 1,000,000 in the smoke run, so that a map of that size is still built, searched and located in.
 func builtSize(_ size: Int, _ layout: Layout, fullSizeInSmokeRun: Bool = false) -> Int {
-    SmokeRun.isRequested && layout == .large && !fullSizeInSmokeRun ? size / 10 : size
+    SmokeRun.isRequested && layout != .hall && !fullSizeInSmokeRun ? size / 10 : size
 }
 
 /// The hall laid out in relative power, for the relative-power metrics (and the BLAS kernel).
@@ -133,16 +148,23 @@ let benchmarks: @Sendable () -> Void = {
     // spot centroids among those the strongest-beacon search selects at 100,000 fingerprints, the 1,536
     // nearest among those 2 of 6 among 6 selects at 1,000,000 (where 256 fall short of the recall). The
     // 768 between them, which surveys of about 300,000 take, is timed by `Profile locate 300000 ... spots768-1`.
-    for (named, search) in [(100_000, Locator.spotsFirstSearches[0]), (1_000_000, Locator.spotsFirstSearches[2])] {
+    // And the campus at 1,000,000, ten times the large venue's area at its density at 100,000: there the
+    // tuner takes the 256 nearest centroids, as at 100,000 (`PROFILE_FLOORS=40 Profile recall 1000000`), and
+    // a locate reads as many blocks as at 100,000: the search grows with the survey's density, not with the
+    // venue's size.
+    for (layout, named, search) in [
+        (Layout.large, 100_000, Locator.spotsFirstSearches[0]), (.large, 1_000_000, Locator.spotsFirstSearches[2]),
+        (.campus, 1_000_000, Locator.spotsFirstSearches[0]),
+    ] {
         guard case .spotsFirst(let keep, _) = search else { continue }
         var spotsFirst = strongest
         spotsFirst.candidateSearch = search
-        let size = builtSize(named, .large)
+        let size = builtSize(named, layout)
         Benchmark(
-            "locate (dB-offset 5/2, spots first, \(keep) nearest centroids), \(size) fingerprints, large",
-            configuration: .init(setup: { _ = queries(.large, size) })
+            "locate (dB-offset 5/2, spots first, \(keep) nearest centroids), \(size) fingerprints, \(layout.rawValue)",
+            configuration: .init(setup: { _ = queries(layout, size) })
         ) { benchmark in
-            let map = venue(.large, size).map, query = nextOf(queries(.large, size))
+            let map = venue(layout, size).map, query = nextOf(queries(layout, size))
             for _ in benchmark.scaledIterations {
                 blackHole(spotsFirst.locate(query, in: map))
             }

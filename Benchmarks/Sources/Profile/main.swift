@@ -7,6 +7,9 @@
 //   .build/release/Profile recall [fingerprints] [keep,keep,...] (strongest-beacon and spots-first searches against the exhaustive one)
 //   .build/release/Profile build [fingerprints]                  (a large venue's radio map with and without its spot centroids)
 //   valgrind --tool=callgrind .build/release/Profile locate 100000 20
+//   PROFILE_FLOORS=N (locate large, recall, build): the large venue on N floors of 100 beacons instead of 4. The
+//     spots spread over the floors, so 40 floors at 1,000,000 fingerprints space them as 4 do at 100,000: a
+//     venue ten times the area at the same density, where 4 floors at 1,000,000 are the same area ten times denser.
 import FingerprintStore
 import Foundation
 // Testable, to build a map without its spot centroids (Profile build).
@@ -16,6 +19,7 @@ import SyntheticVenues
 
 let arguments = CommandLine.arguments
 let clock = ContinuousClock()
+let largeFloors = ProcessInfo.processInfo.environment["PROFILE_FLOORS"].flatMap { Int($0) }.map { max(1, $0) } ?? 4
 
 switch arguments.count > 1 ? arguments[1] : "locate" {
 case "record":
@@ -65,7 +69,7 @@ case "build":
     // Profile build [fingerprints]: the large venue's radio map built from its survey with its spot
     // centroids and without them, taking turns three times: the centroids' share of a build.
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
-    let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: 100, floors: 4)
+    let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: 100, floors: largeFloors)
     for _ in 0..<3 {
         let with = try clock.measure {
             _ = try RadioMap(
@@ -85,7 +89,7 @@ case "recall":
     // venue's 64 scans between spots by another phone than the survey's, and of 300 of the survey's own
     // scans), and the share of the map it reads: how the ladder's steps are chosen (never on a walk).
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
-    let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: 100, floors: 4)
+    let venue = SyntheticVenue(fingerprints: size, beaconsPerFloor: 100, floors: largeFloors)
     // One description of the metric, for both the locator measured here and the tuner's choice below.
     let candidate = MapCandidate(window: .fingerprints(1), metric: .decibelOffset(floor: -100, queryOnly: 5, referenceOnly: 2, offsetShrinkage: 0))
     var locator = PositioningConfiguration().locator
@@ -142,7 +146,7 @@ default:
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
     let iterations = arguments.count > 3 ? Int(arguments[3]) ?? 100 : 100
     let large = arguments.count > 4 && arguments[4] == "large"
-    let synthetic = SyntheticVenue(fingerprints: size, beaconsPerFloor: large ? 100 : 32, floors: large ? 4 : 1)
+    let synthetic = SyntheticVenue(fingerprints: size, beaconsPerFloor: large ? 100 : 32, floors: large ? largeFloors : 1)
     // PROFILE_COARSE=always|never: the map laid out again with its coarse levels forced on or off.
     let coarsePass: RadioMap.CoarsePass? = switch ProcessInfo.processInfo.environment["PROFILE_COARSE"] {
     case "always": .always
