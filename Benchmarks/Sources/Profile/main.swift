@@ -284,7 +284,42 @@ default:
             }
             print("kernel alone, \(loop) loop: \(elapsed / (rounds * queries.count)) a query")
         }
+        // The selection alone (for spots first: the centroids measured, the keep-th found, the kept spots'
+        // blocks laid out), so that a locate's time splits into selection, coarse pass and what follows.
+        var selectedBlocks = 0
+        let selecting = clock.measure {
+            for _ in 0..<rounds {
+                for query in queries { selectedBlocks &+= locator.candidateBlocks(for: query, in: venue.map).blockCount }
+            }
+        }
+        print("selection alone: \(selecting / (rounds * queries.count)) a query (\(selectedBlocks / (rounds * queries.count)) blocks)")
         if metric.boundsDistances(in: venue.map) {
+            // The blocks the exact pass reads again after the coarse pass: those with a lower bound under the
+            // answer's bound (Locator.answerBound), of the selection's.
+            var lowerBounds = distances, upperBounds = distances, refined = 0
+            // How far above the answer's bound each block's nearest lower bound lies: how coarse a first pass
+            // could be and still pass over most blocks.
+            var nearestOverBound: [Float] = []
+            for (query, blocks) in zip(queries, selections) {
+                lowerBounds.withUnsafeMutableBufferPointer { lower in
+                    upperBounds.withUnsafeMutableBufferPointer { upper in
+                        metric.distanceBounds(from: query, in: venue.map, blocks: blocks, lower: lower, upper: upper)
+                        let bound = locator.answerBound(upper: UnsafeBufferPointer(upper), blocks: blocks, in: venue.map)
+                        for slot in stride(from: 0, to: blocks.packedCount, by: RadioMap.lanes) {
+                            if UnsafeBufferPointer(lower).hasDistance(below: bound.nextUp, inBlockAt: slot) { refined += 1 }
+                            if bound > 0 { nearestOverBound.append(lower[slot..<(slot + RadioMap.lanes)].min()! / bound) }
+                        }
+                    }
+                }
+            }
+            print("blocks read again after the coarse pass: \(refined / queries.count) a query of \(selections.map(\.blockCount).reduce(0, +) / queries.count)")
+            nearestOverBound.sort()
+            nearestOverBound = nearestOverBound.isEmpty ? [.infinity] : nearestOverBound
+            let quantiles = [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9].map { String(format: "%.2f", nearestOverBound[Int($0 * Double(nearestOverBound.count))]) }
+            let over = [1.25, 1.5, 2, 3].map { ratio in
+                String(format: "%.1f%% over %.2f", 100 * Double(nearestOverBound.filter { $0 > Float(ratio) }.count) / Double(nearestOverBound.count), ratio)
+            }
+            print("a block's nearest lower bound / the answer's bound, quantiles 1, 5, 10, 25, 50, 75, 90%: \(quantiles.joined(separator: ", ")); \(over.joined(separator: ", "))")
             // The coarse pass alone (a spots-first search's fingerprints' blocks), through each loop in C.
             var upper = distances
             for loop in CompactKernels.LevelLoop.allCases where loop != .portable && loop.isAvailable {
