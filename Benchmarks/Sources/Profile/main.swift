@@ -312,14 +312,15 @@ default:
                     }
                 }
             }
-            print("blocks read again after the coarse pass: \(refined / queries.count) a query of \(selections.map(\.blockCount).reduce(0, +) / queries.count)")
-            nearestOverBound.sort()
-            nearestOverBound = nearestOverBound.isEmpty ? [.infinity] : nearestOverBound
-            let quantiles = [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9].map { String(format: "%.2f", nearestOverBound[Int($0 * Double(nearestOverBound.count))]) }
-            let over = [1.25, 1.5, 2, 3].map { ratio in
-                String(format: "%.1f%% over %.2f", 100 * Double(nearestOverBound.filter { $0 > Float(ratio) }.count) / Double(nearestOverBound.count), ratio)
+            print("blocks read again after the coarse pass: \(refined / queries.count) a query of \(selected.reduce(0, +) / selected.count)")
+            if !nearestOverBound.isEmpty {
+                nearestOverBound.sort()
+                let quantiles = [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9].map { String(format: "%.2f", nearestOverBound[Int($0 * Double(nearestOverBound.count))]) }
+                let over = [1.25, 1.5, 2, 3].map { ratio in
+                    String(format: "%.1f%% over %.2f", 100 * Double(nearestOverBound.filter { $0 > Float(ratio) }.count) / Double(nearestOverBound.count), ratio)
+                }
+                print("a block's nearest lower bound / the answer's bound, quantiles 1, 5, 10, 25, 50, 75, 90%: \(quantiles.joined(separator: ", ")); \(over.joined(separator: ", "))")
             }
-            print("a block's nearest lower bound / the answer's bound, quantiles 1, 5, 10, 25, 50, 75, 90%: \(quantiles.joined(separator: ", ")); \(over.joined(separator: ", "))")
             // The coarse pass alone (a spots-first search's fingerprints' blocks), through each loop in C.
             var upper = distances
             for loop in CompactKernels.LevelLoop.allCases where loop != .portable && loop.isAvailable {
