@@ -44,6 +44,11 @@ extension Survey {
         @Option(name: .long, help: "Also evaluate a baseline on the same survey and walk and compare the errors.")
         var compare: Baseline?
 
+        @Flag(name: .long, help: "Replay the walk as a live venue would see it: each sample located first, then taken as evidence of the beacons' health, in time order; matching acts on what the monitor concludes (shifted beacons corrected, silent ones as the survey's cross-validation says, a wider radius). --json lists every state change and proposal with the sample it came at.")
+        var adapt = false
+
+        @OptionGroup(title: "Faults injected into the walk") var faults: FaultOptions
+
         /// The baselines `--compare` can run.
         enum Baseline: String, ExpressibleByArgument, CaseIterable {
             /// k nearest neighbours on raw RSSI, best k of 1...20.
@@ -61,6 +66,8 @@ extension Survey {
             if compare != nil, test == nil {
                 throw ValidationError("--compare needs --test FILE: the baseline is measured on the same walk.")
             }
+            if adapt, test == nil { throw ValidationError("--adapt needs --test FILE: it replays a walk as live traffic.") }
+            if !faults.isEmpty, test == nil { throw ValidationError("Faults are injected into a walk: give --test FILE.") }
         }
 
         func run() async throws {
@@ -79,13 +86,26 @@ extension Survey {
             let report: EvaluationReport
             let mode: String
             var comparison: Comparison?
+            var adaptive: AdaptiveOutput?
             if let test {
-                let samples = try ScanLogInput(path: test, skipBad: false, requireGroundTruth: true).labelledSamples()
-                let evaluation = replay
-                    ? evaluator.replayEvaluation(samples, tracking: configuration.tracking, in: map)
-                    : evaluator.evaluation(samples, windowSize: window, in: map)
+                let walk = try ScanLogInput(path: test, skipBad: false, requireGroundTruth: true).labelledSamples()
+                let injected = try faults.faults(venue: survey.venue, walk: walk)
+                let samples = walk.map { LabelledSample(sample: injected.apply(to: $0.sample), truth: $0.truth) }
+                let evaluation: WalkEvaluation
+                if adapt {
+                    let run = try Self.adaptiveRun(
+                        walk, faults: injected, survey: survey, map: map, tracking: replay ? configuration.tracking : nil, windowSize: window)
+                    evaluation = run.evaluation.walk
+                    adaptive = AdaptiveOutput(run.evaluation, rules: run.rules, venue: survey.venue)
+                } else {
+                    evaluation = replay
+                        ? evaluator.replayEvaluation(samples, tracking: configuration.tracking, in: map)
+                        : evaluator.evaluation(samples, windowSize: window, in: map)
+                }
                 report = evaluation.report
-                mode = replay ? "replay of \(test) through the tracker" : "\(test), windows of \(window)"
+                mode = (replay ? "replay of \(test) through the tracker" : "\(test), windows of \(window)")
+                    + (injected.isEmpty ? "" : ", faults: " + injected.map { Self.describe($0, venue: survey.venue) }.joined(separator: "; "))
+                    + (adapt ? ", adapting to the beacons' health" : "")
                 if compare == .knn {
                     let knn = try RSSINearestNeighbours(spots: survey.spots, fingerprints: survey.fingerprints)
                     let tracking = configuration.tracking
@@ -106,7 +126,7 @@ extension Survey {
             if output.json {
                 return try Output.json(EvaluationOutput(
                     venue: venue, revision: survey.revision, tunedRevision: survey.tuning?.revision, mode: mode, radioMap: loading,
-                    report: report, comparison: comparison))
+                    report: report, comparison: comparison, adaptive: adaptive))
             }
             print("Venue '\(venue)' (revision \(survey.revision)), \(mode):")
             print("  configuration: " + Self.describe(survey.tuning))
@@ -129,6 +149,7 @@ extension Survey {
                     + (stationary.zoneChangesPerMinute.map { ", \(Output.metres($0)) per minute" } ?? ""))
             }
             if let comparison { comparison.print(matcher: report) }
+            adaptive?.print()
         }
     }
 }
@@ -214,6 +235,8 @@ struct EvaluationOutput: Encodable {
     var report: EvaluationReport
     /// With `--compare`: the baseline on the same survey and walk.
     var comparison: Comparison?
+    /// With `--adapt`: the beacons' health as the replay saw it.
+    var adaptive: AdaptiveOutput?
 }
 
 /// How long the survey took to read from the database and lay out as a radio map.
