@@ -137,8 +137,13 @@ public final class FingerprintStore: Sendable {
     /// connection of its own, opened on first use (everything else stays read-only to the daemon); any
     /// other store uses its writer.
     func daemonWrite<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
-        guard let readOnlyPath else { return try await sqlWrite(body) }
-        return try await daemonBackend(readOnlyPath).write(body)
+        try await daemonTransaction(dryRun: false, body)
+    }
+
+    /// ``daemonWrite(_:)``, rolled back when `dryRun` is set.
+    func daemonTransaction<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+        guard let readOnlyPath else { return try await sqlTransaction(dryRun: dryRun, body) }
+        return try await daemonBackend(readOnlyPath).write(dryRun: dryRun, body)
     }
 
     /// The read-only store's own connection for the daemon's writes, opened on first use.

@@ -240,7 +240,69 @@ enum StoreMigrations {
                 for index in indexes { try db.execute(sql: index) }
             }
         }
+        migrator.registerMigration("v14: beacon health") { db in
+            for statement in StoreMigrations.beaconHealthTables(real: "REAL", identity: "INTEGER PRIMARY KEY AUTOINCREMENT") {
+                try db.execute(sql: statement)
+            }
+            // A swap is audited beside replacements and removals; SQLite cannot change a CHECK constraint in
+            // place, so the table is rebuilt as v13 did it (foreign keys are checked at the migration's end).
+            guard let create = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'beaconReplacement'")
+            else { throw StoreError.storageFault("table beaconReplacement is missing before migration v14") }
+            let widened = create.replacingOccurrences(of: "('replace', 'remove')", with: "('replace', 'remove', 'swap')")
+            guard widened != create else { throw StoreError.storageFault("beaconReplacement's kind constraint is not the one v3 made") }
+            let indexes = try String.fetchAll(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'beaconReplacement' AND sql IS NOT NULL")
+            try db.execute(sql: widened.replacingOccurrences(
+                of: #"^CREATE TABLE "?beaconReplacement"?"#, with: "CREATE TABLE \"beaconReplacement_v14\"", options: .regularExpression))
+            try db.execute(sql: "INSERT INTO beaconReplacement_v14 SELECT * FROM beaconReplacement")
+            try db.execute(sql: "DROP TABLE beaconReplacement")
+            try db.execute(sql: "ALTER TABLE beaconReplacement_v14 RENAME TO beaconReplacement")
+            for index in indexes { try db.execute(sql: index) }
+        }
         return migrator
+    }
+}
+
+extension StoreMigrations {
+    /// The beacon-health tables, the same on both engines but for a type name and the generated id:
+    /// - `beaconHealthMonitor`: one row a venue, the monitor's whole state as JSON (`BeaconHealthMonitor`) and
+    ///   what matching makes of its silent beacons (`DegradedVenue`), with the venue revision the monitor's
+    ///   beacons are of and a version every write increases (one writer at a time takes it up where the last
+    ///   left it);
+    /// - `beaconHealthChange`: every state change, automatic or by ops (`actor`), with its evidence: the history;
+    /// - `beaconEvidence`: located samples' evidence from every replica, waiting for the writer;
+    /// - `beaconProposal`: the remaps proposed to ops, with what became of them.
+    static func beaconHealthTables(real: String, identity: String) -> [String] {
+        [
+            """
+            CREATE TABLE beaconHealthMonitor (
+                venueId TEXT PRIMARY KEY REFERENCES venue(id) ON DELETE CASCADE, revision BIGINT NOT NULL, version BIGINT NOT NULL,
+                monitor TEXT NOT NULL, degraded TEXT NOT NULL, updatedAt \(real) NOT NULL)
+            """,
+            """
+            CREATE TABLE beaconHealthChange (
+                id \(identity), venueId TEXT NOT NULL REFERENCES venue(id) ON DELETE CASCADE, beacon TEXT NOT NULL,
+                fromState TEXT NOT NULL, toState TEXT NOT NULL, at \(real) NOT NULL, recordedAt \(real) NOT NULL,
+                offsetDB \(real), offsetError \(real), evidence TEXT NOT NULL, reason TEXT NOT NULL, actor TEXT)
+            """,
+            "CREATE INDEX beaconHealthChange_byVenue ON beaconHealthChange (venueId, id)",
+            """
+            CREATE TABLE beaconEvidence (
+                id \(identity), venueId TEXT NOT NULL REFERENCES venue(id) ON DELETE CASCADE, revision BIGINT NOT NULL,
+                samples BIGINT NOT NULL, body TEXT NOT NULL, createdAt \(real) NOT NULL)
+            """,
+            "CREATE INDEX beaconEvidence_byVenue ON beaconEvidence (venueId, id)",
+            """
+            CREATE TABLE beaconProposal (
+                id \(identity), venueId TEXT NOT NULL REFERENCES venue(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL CHECK (kind IN ('replace', 'swap')), old TEXT NOT NULL, new TEXT NOT NULL,
+                offsetDB \(real) NOT NULL, spread \(real) NOT NULL, reverseOffsetDB \(real), places BIGINT NOT NULL,
+                readings BIGINT NOT NULL, proposedAt \(real) NOT NULL, reason TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('open', 'accepted', 'dismissed', 'withdrawn')),
+                decidedAt \(real), operator TEXT, replacementId BIGINT REFERENCES beaconReplacement(id) ON DELETE SET NULL)
+            """,
+            "CREATE INDEX beaconProposal_byVenue ON beaconProposal (venueId, status, id)",
+        ]
     }
 }
 

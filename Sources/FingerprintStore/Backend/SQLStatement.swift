@@ -96,6 +96,14 @@ struct SQLStatement: Sendable, Hashable, ExpressibleByStringInterpolation {
             }
         }
 
+        /// A list of values for `IN (...)`: `v, v, ...`, each value bound.
+        mutating func appendInterpolation(list values: some Sequence<SQLValue>) {
+            for (index, value) in values.enumerated() {
+                if index > 0 { parts.append(.text(", ")) }
+                parts.append(.value(value))
+            }
+        }
+
         /// Another statement, its text and values where it stands.
         mutating func appendInterpolation(sql statement: SQLStatement) { parts += statement.parts }
 

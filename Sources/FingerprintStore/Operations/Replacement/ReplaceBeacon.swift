@@ -12,7 +12,12 @@ extension FingerprintStore {
     /// - Throws: ``StoreError`` for unknown venues or beacons, a retired old beacon, a new beacon that
     ///   already has survey entries, or a calibration too thin to trust (unless `force`).
     public func replaceBeacon(_ request: ReplacementRequest, scale: any RelativePowerScale) async throws -> BeaconReplacement {
-        try await sqlTransaction(dryRun: request.dryRun) { db in
+        try await sqlTransaction(dryRun: request.dryRun) { db in try await self.replaceBeacon(request, scale: scale, db) }
+    }
+
+    /// ``replaceBeacon(_:scale:)`` within `db`'s transaction.
+    func replaceBeacon(_ request: ReplacementRequest, scale: any RelativePowerScale, _ db: any SQLTransaction) async throws -> BeaconReplacement {
+        do {
             let venue = try await self.venueDetails(request.venue, db)
             let old = try await self.beaconRow(request.old, in: request.venue, db)
             guard old.status == .active else {
@@ -62,6 +67,11 @@ extension FingerprintStore {
                     record.calibrationSpots = result.evidence.count
                     record.calibrationSpread = result.spread
                     record.calibrationSummary = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+                } else if let proposal = request.proposal {
+                    record.offsetDB = proposal.offset
+                    record.calibrationSpots = proposal.places
+                    record.calibrationSpread = proposal.spread
+                    record.calibrationSummary = String(decoding: try JSONEncoder().encode(ProposalSummary(proposal: proposal)), as: UTF8.self)
                 } else {
                     record.offsetDB = 0
                 }

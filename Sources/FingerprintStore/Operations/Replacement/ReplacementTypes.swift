@@ -10,6 +10,8 @@ public struct BeaconReplacement: Hashable, Sendable, Codable {
         case replace
         /// The old beacon was retired with no successor.
         case remove
+        /// The two beacons exchanged ids in the survey: each had been hung in the other's place.
+        case swap
     }
 
     /// Nil for a dry run.
@@ -24,6 +26,9 @@ public struct BeaconReplacement: Hashable, Sendable, Codable {
     public var offset: Double?
     /// The calibration's estimate and evidence, when one was given.
     public var calibration: ReplacementCalibration.Estimate?
+    /// The beacon-health proposal the replacement or swap accepted, when it came from one: its offset was
+    /// estimated from live scans instead of a calibration walk.
+    public var proposal: BeaconProposal?
     /// The replacement went ahead although the calibration was too thin (`--force`).
     public var forced: Bool
     /// Fingerprint entries the new beacon inherited.
@@ -43,6 +48,8 @@ public struct ReplacementRequest: Sendable {
     public var new: BeaconID?
     /// A short walk with ground truth at surveyed spots, in which the new beacon is live.
     public var calibration: [LabelledSample]?
+    /// A beacon-health proposal whose offset (estimated from live scans) replaces a calibration walk's.
+    public var proposal: BeaconProposal?
     public var `operator`: String?
     /// Go ahead even when the calibration is too thin to trust.
     public var force: Bool
@@ -51,12 +58,13 @@ public struct ReplacementRequest: Sendable {
 
     public init(
         venue: String, old: BeaconID, new: BeaconID?, calibration: [LabelledSample]? = nil, operator: String? = nil,
-        force: Bool = false, dryRun: Bool = false
+        force: Bool = false, dryRun: Bool = false, proposal: BeaconProposal? = nil
     ) {
         self.venue = venue
         self.old = old
         self.new = new
         self.calibration = calibration
+        self.proposal = proposal
         self.operator = `operator`
         self.force = force
         self.dryRun = dryRun

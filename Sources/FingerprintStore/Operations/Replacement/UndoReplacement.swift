@@ -32,7 +32,13 @@ extension FingerprintStore {
             if let blocking = later.first {
                 throw StoreError.conflict("replacement \(blocking.id!) came later and involves the same beacons; undo it first")
             }
-            if let newBeacon = record.newBeaconId {
+            if record.kind == .swap, let newBeacon = record.newBeaconId {
+                // The rows exchange their ids back.
+                guard let a = try await BeaconRecord.find(id: record.oldBeaconId, db), let b = try await BeaconRecord.find(id: newBeacon, db) else {
+                    throw StoreError.conflict("swap \(id) names a beacon row that no longer exists")
+                }
+                try await Self.exchangeIdentities(a, b, db)
+            } else if let newBeacon = record.newBeaconId {
                 try await db.execute("""
                     DELETE FROM fingerprintEntry WHERE beaconId = \(newBeacon)
                       AND fingerprintId IN (SELECT fingerprintId FROM replacementEntry WHERE replacementId = \(id))
@@ -64,18 +70,26 @@ extension FingerprintStore {
             guard let id, let row = try await BeaconRecord.find(id: id, db) else { return nil }
             return try row.identity.description
         }
-        let calibration = try record.calibrationSummary.map {
+        // The summary is a calibration walk's estimate or, for a replacement or swap from a proposal, the proposal.
+        let proposal = record.calibrationSummary.flatMap { try? JSONDecoder().decode(ProposalSummary.self, from: Data($0.utf8)).proposal }
+        let calibration = try proposal != nil ? nil : record.calibrationSummary.map {
             try JSONDecoder().decode(ReplacementCalibration.Estimate.self, from: Data($0.utf8))
         }
         let inherited = try await db.count("SELECT COUNT(*) FROM replacementEntry WHERE replacementId = \(record.id)")
         let revision = try await revision(of: record.venueId, db)
-        guard let old = try await identity(record.oldBeaconId) else {
+        guard var old = try await identity(record.oldBeaconId) else {
             throw StoreError.conflict("replacement \(record.id.map(String.init) ?? "?") names beacon row \(record.oldBeaconId), which no longer exists")
+        }
+        var new = try await identity(record.newBeaconId)
+        if record.kind == .swap, record.undoneAt == nil, let other = new {
+            // A swap exchanged the rows' ids: the audit names them as they were before it.
+            new = old
+            old = other
         }
         return await BeaconReplacement(
             id: record.id, venue: record.venueId, kind: record.kind,
-            old: old, new: try identity(record.newBeaconId), operator: record.operator,
-            performedAt: record.performedAt, offset: record.offsetDB, calibration: calibration, forced: record.forced,
+            old: old, new: new, operator: record.operator,
+            performedAt: record.performedAt, offset: record.offsetDB, calibration: calibration, proposal: proposal, forced: record.forced,
             entriesInherited: inherited, undoneAt: record.undoneAt, dryRun: false, revisionBefore: revision,
             revisionAfter: revision)
     }
