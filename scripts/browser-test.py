@@ -146,6 +146,18 @@ try:
           ", ".join(f"{o['spanX']:.1f} x {o['spanY']:.1f} m for accuracy {o['accuracy']:.1f} m" for o in outlines))
     events = driver.find_elements(By.CSS_SELECTOR, "#events li")
     check("zone entries are listed as they happen", len(events) >= 3, f"{len(events)} events")
+
+    # Beacon health: a phone walks the whole venue with beacon G7 (1:7) dead. positiond names it silent from
+    # the walk's samples; the live feed's beacon message makes the page redraw it in the silent colour, the
+    # beacons it heard in the healthy one.
+    post_samples("walker-g7", [dict(line, beacons=[b for b in line["beacons"] if (b["major"], b["minor"]) != (1, 7)]) for line in lines])
+    silent = wait_for(lambda: driver.execute_script(
+        "return [...document.querySelectorAll('.beacon-icon.health-silent')].map(icon => icon.title)"), 20)
+    healthy = len(driver.find_elements(By.CSS_SELECTOR, ".beacon-icon.health-healthy"))
+    state_of_g7 = driver.execute_script(
+        "const g7 = [...window.beaconfixMap.health.values()].find(beacon => beacon.label === 'G7'); return g7 && g7.state")
+    check("a dead beacon is drawn silent once positiond names it, the others healthy",
+          silent == ["G7"] and healthy > 0 and state_of_g7 == "silent", f"silent {silent}, {healthy} healthy, G7 {state_of_g7}")
     driver.save_screenshot(SHOT)
     print(f"screenshot: {SHOT}")
 

@@ -12,7 +12,8 @@
 # with a key of scope locate the page says presence needs an admin key and stops asking for it, the rest of
 # the page working. A survey session opened on the map (?session=ID) shows each batch posted to it as it is
 # stored: a spot thin at one sample and covered at four, a second spot, the path growing, the panel's counts.
-# Saves docs/map.png (README shows it).
+# A phone walking the venue with one beacon dead has that beacon drawn silent once positiond names it (beacon
+# health from live traffic). Saves docs/map.png (README shows it).
 #
 #   scripts/browser-test.sh
 #

@@ -37,6 +37,7 @@ func buildApplication(
     let parser = SampleParser(settings: settings)
     let history = settings.historyEnabled
         ? HistoryRecorder(traceInterval: settings.historyTraceInterval, idleTimeout: settings.deviceIdleTimeout) : nil
+    let beaconHealth = settings.healthEnabled ? BeaconHealthCollector(limit: settings.healthPendingLimit) : nil
 
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(SecurityHeadersMiddleware())
@@ -49,7 +50,7 @@ func buildApplication(
         store: store, catalog: catalog, devices: devices, hub: hub, parser: parser, metricsRegistry: metrics,
         document: try APIDocument(), tickets: tickets, web: WebAssets(leafletDirectory: settings.leafletDirectory, logger: logger),
         history: history, retuner: VenueRetuner(logger: logger) { venue in try await store.tuneVenue(venue) },
-        minimumVisit: settings.minimumVisit)
+        minimumVisit: settings.minimumVisit, beaconHealth: beaconHealth)
     try api.register(on: router, authentication: authentication)
     LiveController(catalog: catalog, hub: hub).register(on: router.group("v1/venues").add(middleware: authentication))
 
@@ -62,6 +63,10 @@ func buildApplication(
         configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "positiond"),
         logger: logger)
     app.addServices(watcher)
+    if let beaconHealth {
+        app.addServices(BeaconHealthService(
+            store: store, catalog: catalog, collector: beaconHealth, hub: hub, interval: settings.healthFlushInterval, logger: logger))
+    }
     if let history {
         app.addServices(HistoryWriter(
             store: store, recorder: history, flushInterval: settings.historyFlushInterval, retention: settings.historyRetention, logger: logger))

@@ -52,6 +52,12 @@ struct Settings: Sendable {
     var historyRetention: Duration = .seconds(30 * 86_400)
     /// Dwell's default: visits shorter than this many seconds are not counted as visits.
     var minimumVisit: Double = 10
+    /// Whether located scans are taken as evidence of the beacons' health (and matching acts on it).
+    var healthEnabled = true
+    /// How often the evidence gathered is stored and the venue's beacon health advanced.
+    var healthFlushInterval: Duration = .seconds(1)
+    /// Located samples kept per venue while the store is away; the oldest are dropped beyond it.
+    var healthPendingLimit = 20_000
 
     init() {}
 
@@ -105,6 +111,9 @@ struct Settings: Sendable {
             if days > 0, days <= 3650 { historyRetention = .seconds(Int64(days * 86_400)) } else { unreadable.append("history.retention.days must be more than 0 and at most 3650") }
         }
         minimumVisit = number("analytics.min.visit.seconds") ?? defaults.minimumVisit
+        healthEnabled = read("health.enabled", as: "true or false") { reader.bool(forKey: ConfigKey($0)) } ?? defaults.healthEnabled
+        healthFlushInterval = seconds("health.flush.seconds", defaults.healthFlushInterval)
+        healthPendingLimit = integer("health.pending.max") ?? defaults.healthPendingLimit
         self.unreadable = unreadable
     }
 
@@ -132,6 +141,9 @@ struct Settings: Sendable {
         ("history.flush.seconds", "1", "how often the buffered history is written, in one transaction"),
         ("history.retention.days", "30", "history older than this is deleted"),
         ("analytics.min.visit.seconds", "10", "dwell: visits shorter than this are not counted"),
+        ("health.enabled", "true", "take located scans as evidence of the beacons' health, and match under it"),
+        ("health.flush.seconds", "1", "how often that evidence is stored and the venue's beacon health advanced"),
+        ("health.pending.max", "20000", "located samples kept per venue while the store is away (oldest dropped)"),
     ]
 
     static func flag(of key: String) -> String { "--" + key.replacingOccurrences(of: ".", with: "-") }
@@ -163,6 +175,7 @@ struct Settings: Sendable {
         if revisionPollInterval <= .zero { problems.append("revision.poll.seconds must be positive") }
         if !(historyTraceInterval >= 1 && historyTraceInterval <= 3600) { problems.append("history.trace.seconds must be from 1 to 3600") }
         if !(minimumVisit >= 0) { problems.append("analytics.min.visit.seconds must be 0 or more") }
+        if healthPendingLimit < 1 { problems.append("health.pending.max must be at least 1") }
         return problems
     }
 

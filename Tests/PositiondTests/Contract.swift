@@ -31,6 +31,11 @@ struct Contract: @unchecked Sendable {
         "SurveySession": Components.Schemas.SurveySession.self,
         "SurveyBatchReceipt": Components.Schemas.SurveyBatchReceipt.self,
         "SurveySessionCoverage": Components.Schemas.SurveySessionCoverage.self,
+        "BeaconHealthReport": Components.Schemas.BeaconHealthReport.self,
+        "BeaconHealthHistory": Components.Schemas.BeaconHealthHistory.self,
+        "BeaconHealthChange": Components.Schemas.BeaconHealthChange.self,
+        "BeaconProposal": Components.Schemas.BeaconProposal.self,
+        "ProposalDecision": Components.Schemas.ProposalDecision.self,
         ]
     }
 

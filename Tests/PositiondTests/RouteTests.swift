@@ -21,7 +21,7 @@ struct RouteTests {
             #expect((ready.json["venues"] as? [String: Int])?["demo-hall"] == 3)
             let document = try await client.call(.get, "/openapi.json")
             #expect((document.json["openapi"] as? String) == "3.1.0")
-            #expect((document.json["paths"] as? [String: Any])?.count == 29)
+            #expect((document.json["paths"] as? [String: Any])?.count == 35)
             // A locate, so that the metrics have something to say
             _ = try await client.call(.post, "/v1/venues/demo-hall/locate", body: TestEnvironment.body([try TestEnvironment.walk[2]]))
             let metrics = try await client.call(.get, "/metrics")

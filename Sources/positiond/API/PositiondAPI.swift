@@ -23,6 +23,8 @@ struct PositiondAPI: APIProtocol {
     let retuner: VenueRetuner
     /// Dwell's default minimum visit, seconds (`analytics.min.visit.seconds`).
     let minimumVisit: Double
+    /// Gathers located scans as evidence of the beacons' health; nil when `health.enabled` is off.
+    let beaconHealth: BeaconHealthCollector?
     let locateOutcomes = Observability.LocateOutcomes(route: "locate")
     let samplesOutcomes = Observability.LocateOutcomes(route: "samples")
 

@@ -19,25 +19,33 @@ extension PositiondAPI {
 
         let key = DeviceRegistry.Key(venue: venue.details.id, device: device)
         let ordered = samples.count > 1 ? samples.sorted { $0.time < $1.time } : samples  // outside the shard's lock
-        let (update, zone, events, isNew) = try devices.withTracker(key, configuration: configuration.tracking) { tracker, isNew -> (TrackingUpdate?, String?, [ZoneEvent], Bool) in
+        let health = venue.health
+        let (tracked, zone, events, isNew, located) = try devices.withTracker(key, configuration: configuration.tracking) { tracker, isNew -> (TrackingUpdate?, String?, [ZoneEvent], Bool, [(Sample, Position)]) in
             var last: TrackingUpdate?
             var events: [ZoneEvent] = []
+            var located: [(Sample, Position)] = []
             for sample in ordered {
                 // A sample with nothing usable still ages the window; it just cannot produce a position.
                 if let update = try? tracker.update(
-                    with: sample, builder: configuration.builder, locator: configuration.locator, map: venue.map)
+                    with: health.tolerance.corrected(sample), builder: configuration.builder, locator: configuration.locator, map: health.map)
                 {
                     last = update
                     events += update.events
+                    if let position = update.position { located.append((sample, position)) }
                 }
             }
-            return (last ?? tracker.lastUpdate, tracker.currentZone, events, isNew)
+            return (last ?? tracker.lastUpdate, tracker.currentZone, events, isNew, located)
         }
-        guard let update else {
+        // Each located sample is evidence, as heard, at the device's smoothed position.
+        for (sample, position) in located {
+            beaconHealth?.add(CollectionOfOne(sample), at: position, venue: venue.details.id, revision: venue.revision, device: device)
+        }
+        guard var update = tracked else {
             samplesOutcomes.rejected.increment()
             throw HTTPError(.unprocessableContent, message: "no known beacon: no usable reading in the samples")
         }
         (update.position == nil ? samplesOutcomes.unknown : samplesOutcomes.located).increment()
+        update.position = update.position.map(health.widened)
 
         let venueID = venue.details.id
         history?.record(key, update: update, zone: zone, events: events)

@@ -24,15 +24,24 @@ extension PositiondAPI {
     /// The stateless answer to `samples` in `venue`: one window through the venue's locate pipeline.
     ///
     /// - Throws: 422 when the samples hold nothing of the venue (``LocateRefusal``).
+    ///
+    /// The samples are matched under the venue's beacon health (``HealthOverlay``), and a located window is
+    /// handed to the health collector as evidence, as heard.
     func locate(_ samples: [Sample], in venue: VenueSnapshot) throws -> Components.Schemas.Locate {
-        let result: LocationResult
+        var result: LocationResult
         do {
-            result = try venue.pipeline.locate(samples)
+            result = try venue.health.pipeline.locate(venue.health.matched(samples))
         } catch {
             locateOutcomes.rejected.increment()
             throw HTTPError(.unprocessableContent, message: error.message(venue: venue.details.id))
         }
-        (result.position == nil ? locateOutcomes.unknown : locateOutcomes.located).increment()
+        if let position = result.position {
+            locateOutcomes.located.increment()
+            result.outcome = .located(venue.health.widened(position))
+            beaconHealth?.add(samples, at: position, venue: venue.details.id, revision: venue.revision, device: "anonymous")
+        } else {
+            locateOutcomes.unknown.increment()
+        }
         return Components.Schemas.Locate(venue: venue.details.id, result: result, revision: venue.revision, anchor: venue.details.geo)
     }
 

@@ -21,6 +21,13 @@ struct VenueSnapshot: Sendable {
     let activeBeacons: Set<BeaconID>
     /// Fingerprints per spot and every beacon's state: what the map colours by.
     let coverage: Components.Schemas.Coverage
+    /// What the survey expects of each beacon where: what located scans are held against for the beacons'
+    /// health.
+    let expectations: BeaconExpectations
+    /// The beacon-health thresholds this revision's survey calls for (``BeaconHealthCalibration``).
+    let healthRules: BeaconHealthRules
+    /// What matching makes of the beacons' health now: nothing until the health service says otherwise.
+    private(set) var health: HealthOverlay
 
     var revision: Int { details.revision }
 
@@ -44,6 +51,47 @@ struct VenueSnapshot: Sendable {
         spotOfBeacon = spots
         activeBeacons = Set(survey.venue.activeBeacons.map(\.id))
         self.coverage = Components.Schemas.Coverage(coverage)
+        expectations = BeaconExpectations(spots: survey.spots, survey: survey.fingerprints)
+        healthRules = try BeaconHealthCalibration.rules(spots: survey.spots, survey: survey.surveyed, configuration: configuration)
+        health = HealthOverlay(pipeline: pipeline)
+    }
+
+    /// The snapshot matching under `overlay` instead.
+    func with(_ overlay: HealthOverlay) -> VenueSnapshot {
+        var copy = self
+        copy.health = overlay
+        return copy
+    }
+}
+
+/// What matching makes of a venue's beacon health: shifted beacons' readings corrected, silent ones charged
+/// or ignored as the survey's cross-validation chose (a map of its own when ignored), and the radius widened
+/// by as much as they cost. Built by the health service off the request path; the requests only read it.
+struct HealthOverlay: Sendable {
+    let tolerance: HealthTolerance
+    let degraded: DegradedVenue
+    /// The pipeline to locate in: the snapshot's own, or over the map without the silent beacons.
+    let pipeline: LocatePipeline
+    /// The stored health's version it was built from; nil for none.
+    let version: Int?
+
+    init(pipeline: LocatePipeline, tolerance: HealthTolerance = HealthTolerance(), degraded: DegradedVenue = .intact, version: Int? = nil) {
+        self.pipeline = pipeline
+        self.tolerance = tolerance
+        self.degraded = degraded
+        self.version = version
+    }
+
+    var map: RadioMap { pipeline.map }
+
+    /// `samples` as matching takes them.
+    func matched(_ samples: [Sample]) -> [Sample] {
+        tolerance.offsets.isEmpty && tolerance.remaps.isEmpty ? samples : samples.map(tolerance.corrected)
+    }
+
+    /// `position` with the radius the venue's degraded state calls for.
+    func widened(_ position: Position) -> Position {
+        position.widened(by: degraded.radiusFactor)
     }
 }
 
@@ -78,6 +126,17 @@ final class VenueCatalog: Sendable {
         snapshots.withLock { $0[snapshot.details.id] = snapshot }
         Observability.radioMapRevision(venue: snapshot.details.id).record(snapshot.revision)
         Observability.radioMapFingerprints(venue: snapshot.details.id).record(snapshot.map.count)
+    }
+
+    /// Matching in `venue` goes on under `overlay`, when the venue is still served at `revision`; returns
+    /// whether it does.
+    @discardableResult
+    func applyHealth(_ overlay: HealthOverlay, venue: String, revision: Int) -> Bool {
+        snapshots.withLock { snapshots in
+            guard let current = snapshots[venue], current.revision == revision else { return false }
+            snapshots[venue] = current.with(overlay)
+            return true
+        }
     }
 
     func remove(_ venue: String) {

@@ -1,6 +1,6 @@
 // The live map of /venues/{venue}/map: Leaflet in venue metres (CRS.Simple; a point is [y, x]), one floor
 // at a time. It draws the floor plan (when the venue has one) under a metric grid, the zones, the spots
-// coloured by survey coverage or, once the venue is tuned, by cross-validation error, the beacons by state, and the live devices from the venue's WebSocket feed
+// coloured by survey coverage or, once the venue is tuned, by cross-validation error, the beacons by their health from live traffic (healthy, silent, shifted), and the live devices from the venue's WebSocket feed
 // (dot, 68% uncertainty ellipse, short trail, zone events). A revision message redraws the venue without a reload.
 // With an admin key it also labels each zone with the devices present in it now (the presence analytics,
 // polled) and can lay a heatmap of the floor over a past period under the spots (the heatmap analytics).
@@ -9,7 +9,7 @@
 // sample stands at, coloured by the thin-spot rule on the session's samples, and the path the samples trace,
 // updated from the live feed as each batch is stored.
 //
-// window.beaconfixMap exposes the page's state (devices, floor, presence, heatmap, ready, errors) for tests
+// window.beaconfixMap exposes the page's state (devices, floor, presence, heatmap, health, ready, errors) for tests
 // and curious people.
 'use strict';
 
@@ -32,6 +32,8 @@ const surveySessionID = new URLSearchParams(location.search).get('session');
 const state = {
   venue: null,
   coverage: null,
+  // Beacon id → its health from live traffic (GET .../beacons), empty when the key may not read it.
+  health: new Map(),
   floor: null,
   // What the spots' colours say: 'coverage' or 'error' (cross-validation, once the venue is tuned).
   colourBy: 'coverage',
@@ -89,12 +91,14 @@ function point(x, y) {
 // --- The venue: floors, plan, grid, zones, spots, beacons --------------------------------------------
 
 async function loadVenue() {
-  const [venue, coverage] = await Promise.all([
+  const [venue, coverage, health] = await Promise.all([
     beaconfix.api('/v1/venues/' + encodeURIComponent(venueID)),
     beaconfix.api('/v1/venues/' + encodeURIComponent(venueID) + '/coverage'),
+    beaconHealth(),
   ]);
   state.venue = venue;
   state.coverage = coverage;
+  state.health = health;
   document.getElementById('venue-name').textContent = venue.name + ' · revision ' + venue.revision;
   document.title = 'beaconfix: ' + venue.name;
   const levels = venue.floors.map((floor) => floor.level);
@@ -327,12 +331,42 @@ document.getElementById('colour-by').onchange = (event) => {
   drawSpots();
 };
 
+// The beacons' health from live traffic (GET .../beacons): id → its state, offset and evidence. A page
+// whose key may not read it draws the beacons by their survey status alone.
+async function beaconHealth() {
+  try {
+    const report = await beaconfix.api('/v1/venues/' + encodeURIComponent(venueID) + '/beacons');
+    return new Map(report.beacons.map((beacon) => [beacon.id, beacon]));
+  } catch (error) {
+    if (error.status === 403) return new Map();
+    throw error;
+  }
+}
+
+// A beacon state changed (live feed): the health is read again and the beacons redrawn.
+async function beaconChanged() {
+  state.health = await beaconHealth();
+  layers.beacons.clearLayers();
+  drawBeacons();
+}
+
 function drawBeacons() {
   for (const beacon of state.coverage.beacons.filter((beacon) => beacon.floor === state.floor && beacon.x !== undefined)) {
-    const icon = L.divIcon({ className: 'beacon-icon ' + beacon.status, iconSize: [12, 12] });
-    L.marker(point(beacon.x, beacon.y), { icon, keyboard: false })
-      .bindTooltip(`${beaconfix.escape(beacon.label || '')} ${beacon.id}<br>${beacon.status}` +
-        (beacon.replaced_by ? ' by ' + beacon.replaced_by : ''))
+    const health = beacon.status === 'active' ? state.health.get(beacon.id) : undefined;
+    // An active beacon is drawn by its health (healthy, silent, shifted, insufficient_evidence); others by status.
+    const className = health ? 'health-' + health.state : beacon.status;
+    const icon = L.divIcon({ className: 'beacon-icon ' + className, iconSize: [12, 12] });
+    let tooltip = `${beaconfix.escape(beacon.label || '')} ${beacon.id}<br>${beacon.status}` +
+      (beacon.replaced_by ? ' by ' + beacon.replaced_by : '');
+    if (health) {
+      tooltip += `, ${health.state.replace('_', ' ')}` + (health.since ? ' since ' + new Date(health.since).toLocaleString() : '') +
+        (health.offset_db !== undefined ? `<br>heard ${health.offset_db.toFixed(1)} dB against the survey` : '') +
+        (health.held ? '<br>held by ops: matching leaves it as surveyed' : '') +
+        `<br>heard in ${health.evidence.heard_where_expected} of ${health.evidence.expected_samples} samples where expected` +
+        (health.evidence.last_heard ? ', last ' + new Date(health.evidence.last_heard).toLocaleString() : '');
+    }
+    L.marker(point(beacon.x, beacon.y), { icon, keyboard: false, title: beacon.label || beacon.id })
+      .bindTooltip(tooltip)
       .addTo(layers.beacons);
   }
 }
@@ -711,6 +745,9 @@ async function openFeed(delay = 1000) {
         break;
       case 'survey':
         surveyBatch(message);
+        break;
+      case 'beacon':
+        beaconChanged().catch(fail);
         break;
     }
   };
