@@ -16,6 +16,6 @@ struct Survey: AsyncParsableCommand {
             """,
         subcommands: [
             Venue.self, Record.self, Upload.self, Locate.self, Evaluate.self, Export.self, Import.self, Stats.self,
-            ReplaceBeacon.self, Tune.self, Simulate.self, Key.self, Map.self, Copy.self, Analytics.self,
+            ReplaceBeacon.self, Beacons.self, Tune.self, Simulate.self, Key.self, Map.self, Copy.self, Analytics.self,
         ])
 }

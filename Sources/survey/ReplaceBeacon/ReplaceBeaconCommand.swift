@@ -11,13 +11,15 @@ extension Survey {
             abstract: "Replace a failed beacon by a new one, or remove it, without resurveying; list or undo replacements.",
             discussion: """
                 'replace' hands a failed beacon's survey entries to its successor, 'remove' retires a beacon with \
-                no successor, 'list' shows the audit trail and 'undo' reverses one replacement or removal exactly. \
+                no successor, 'list' shows the audit trail and 'undo' reverses one replacement or removal exactly; \
+                'accept' and 'dismiss' take or reject a replacement or swap that positiond proposed from live \
+                traffic ('survey beacons' lists them). \
                 Each change is one transaction and bumps the venue revision, which a running positiond picks up \
                 within seconds; the venue is then re-tuned ('survey tune') unless --no-tune, and --dry-run \
                 writes nothing. The flag forms of earlier versions ('--old X --new Y', '--remove', '--list', \
                 '--undo N') are refused with the subcommand to run instead.
                 """,
-            subcommands: [Replace.self, Remove.self, List.self, Undo.self, FlagForms.self],
+            subcommands: [Replace.self, Remove.self, List.self, Undo.self, Accept.self, Dismiss.self, FlagForms.self],
             defaultSubcommand: FlagForms.self)
     }
 }
@@ -68,6 +70,11 @@ extension Survey.ReplaceBeacon {
             lines.append("\(verb.isEmpty ? "Removed" : verb + "remove") \(report.old): retired, left out of matching.")
         case .replace:
             lines.append("\(verb.isEmpty ? "Replaced" : verb + "replace") \(report.old) by \(report.new ?? "?"): \(report.entriesInherited) survey entries inherited, offset \(String(format: "%+.1f", report.offset ?? 0)) dB.")
+        case .swap:
+            lines.append("\(verb.isEmpty ? "Swapped" : verb + "swap") \(report.old) and \(report.new ?? "?"): each takes the other's place in the survey.")
+        }
+        if let proposal = report.proposal {
+            lines.append("From beacon proposal: offset \(String(format: "%+.1f", proposal.offset)) dB, spread \(String(format: "%.1f", proposal.spread)) dB over \(proposal.places) places, measured on live scans.")
         }
         if let estimate = report.calibration {
             lines.append("Calibration: \(estimate.evidence.count) spots of evidence, offset \(String(format: "%+.1f", estimate.offset)) dB, spread \(String(format: "%.1f", estimate.spread)) dB\(report.forced ? " (too thin, forced)" : "").")
