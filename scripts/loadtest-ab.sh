@@ -5,6 +5,9 @@
 # round, build (a or b), route, req/s, p50 ms, p99 ms, errors. Needs wrk.
 #
 #   scripts/loadtest-ab.sh A_FOLDER B_FOLDER [seconds] [rounds]    each folder holds positiond and survey
+#
+# A_FLAGS and B_FLAGS add positiond flags to one side: one build against itself with a feature off, e.g.
+#   A_FLAGS='--health-enabled false' scripts/loadtest-ab.sh .build/release .build/release
 set -euo pipefail
 cd "$(dirname "$0")/.."
 (($# >= 2)) || { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -23,15 +26,17 @@ trap cleanup EXIT
 cp "$work/a.sqlite" "$work/b.sqlite"
 ports=()
 for build in a b; do
-    bin=$a_bin; [[ $build == b ]] && bin=$b_bin
+    bin=$a_bin flags=${A_FLAGS:-}
+    [[ $build == b ]] && bin=$b_bin flags=${B_FLAGS:-}
     port=$(bf_free_port)
-    # Started here, stopped by PID in the trap.
-    POSITIOND_LOG_LEVEL=warning "$bin/positiond" --db "$work/$build.sqlite" --port "$port" --devices-max 100000 >"$work/$build.log" 2>&1 &
+    # Started here, stopped by PID in the trap. $flags is a list of flags: split on purpose.
+    # shellcheck disable=SC2086
+    POSITIOND_LOG_LEVEL=warning "$bin/positiond" --db "$work/$build.sqlite" --port "$port" --devices-max 100000 $flags >"$work/$build.log" 2>&1 &
     pids+=($!)
     ports+=("$port")
     bf_wait_ready "$port" 30 || { cat "$work/$build.log"; echo "FAIL: positiond of $bin did not get ready" >&2; exit 1; }
 done
-echo "a: $a_bin (port ${ports[0]}), b: $b_bin (port ${ports[1]}); wrk -t2 -c32 -d${seconds}s, $rounds rounds"
+echo "a: $a_bin ${A_FLAGS:-} (port ${ports[0]}), b: $b_bin ${B_FLAGS:-} (port ${ports[1]}); wrk -t2 -c32 -d${seconds}s, $rounds rounds"
 for round in $(seq 1 "$rounds"); do
     for build in 0 1; do
         for mode in trivial locate samples; do

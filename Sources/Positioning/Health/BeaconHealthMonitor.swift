@@ -36,8 +36,8 @@ public struct BeaconHealth: Hashable, Sendable, Codable {
     public var offset: Double?
     /// The offset's standard error, dB.
     public var offsetUncertainty: Double?
-    /// The median residual of the beacon's recent readings against the survey (dB, gain-corrected): a
-    /// drift too small for a state shows here. Nil before three readings.
+    /// The median of the beacon's recent visits' mean residuals against the survey (dB, gain-corrected; the
+    /// last 64 visits to places): a drift too small for a state shows here. Nil before visits to three places.
     public var recentDifference: Double?
     /// How far the silent statistic has gone towards its threshold, 0...1: a beacon fading shows here
     /// before it is named.
@@ -536,8 +536,9 @@ struct BeaconTrack: Hashable, Sendable, Codable {
     }
 
     func health(_ beacon: BeaconID, rules: BeaconHealthRules) -> BeaconHealth {
-        let residuals = recent.elements.map { Double($0.residual) }.filter { !$0.isNaN }
-        let difference = residuals.count >= 3 ? BeaconHealthMonitor.median(residuals) : nil
+        // Over the last visits to places, each counting once: the readings of the last minute or two share
+        // their few places' errors.
+        let difference = visits.offset(since: 0, places: rules.minimumPlaces)?.value
         return BeaconHealth(
             beacon: beacon, state: state, since: since, offset: state == .shifted ? offset : nil,
             offsetUncertainty: state == .shifted ? offsetError : nil, recentDifference: difference,
