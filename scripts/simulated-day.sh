@@ -43,3 +43,6 @@ run dwell --venue demo-hall --from "$from" --to "$to"
 run funnel --venue demo-hall --zones "Entrance,Main hall,Bar" --from "$from" --to "$to" --within 3600
 run heatmap --venue demo-hall --floor 0 --cell 2 --from "$from" --to "$to"
 run dwell --venue demo-hall --from "$from" --to "$to" --json | head -12
+# The day's traffic was also evidence of the beacons' health: every beacon was alive, so none may leave
+# healthy or insufficient_evidence.
+echo; echo "\$ survey beacons --venue demo-hall"; "$BIN/survey" beacons --venue demo-hall --db "$db"

@@ -6,6 +6,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownBeacon(venue: String, beacon: String)
     /// No survey upload of that id belongs to the venue.
     case unknownSurveyUpload(venue: String, id: String)
+    /// No beacon proposal of that id belongs to the venue.
+    case unknownBeaconProposal(venue: String, id: Int64)
     case invalidVenue(problems: [String])
     /// The caller asked for something the store refuses: a value out of range, a name it lacks. The
     /// sentence names the argument; an API answers it as the client's mistake (4xx).
@@ -35,6 +37,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "venue '\(venue)' has no beacon \(beacon)"
         case .unknownSurveyUpload(let venue, let id):
             "venue '\(venue)' has no survey session '\(id)'"
+        case .unknownBeaconProposal(let venue, let id):
+            "venue '\(venue)' has no beacon proposal \(id) ('survey beacons --venue \(venue)' lists them)"
         case .invalidVenue(let problems):
             "the venue definition is invalid: " + problems.joined(separator: "; ")
         case .invalidInput(let message):

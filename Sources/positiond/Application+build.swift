@@ -37,7 +37,10 @@ func buildApplication(
     let parser = SampleParser(settings: settings)
     let history = settings.historyEnabled
         ? HistoryRecorder(traceInterval: settings.historyTraceInterval, idleTimeout: settings.deviceIdleTimeout) : nil
-    let beaconHealth = settings.healthEnabled ? BeaconHealthCollector(limit: settings.healthPendingLimit) : nil
+    let flushSeconds = Double(settings.healthFlushInterval.components.seconds) + Double(settings.healthFlushInterval.components.attoseconds) / 1e18
+    let beaconHealth = settings.healthEnabled
+        ? BeaconHealthCollector(perBeat: max(1, Int((Double(settings.healthSamplesPerSecond) * flushSeconds).rounded(.up))), limit: settings.healthPendingLimit)
+        : nil
 
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(SecurityHeadersMiddleware())

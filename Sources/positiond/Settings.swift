@@ -58,6 +58,9 @@ struct Settings: Sendable {
     var healthFlushInterval: Duration = .seconds(1)
     /// Located samples kept per venue while the store is away; the oldest are dropped beyond it.
     var healthPendingLimit = 20_000
+    /// Located samples per venue and second taken as evidence (a uniform subset of the venue's): a state
+    /// rests on tens of samples, and a busy venue's thousands would only cost a core.
+    var healthSamplesPerSecond = 200
 
     init() {}
 
@@ -114,6 +117,7 @@ struct Settings: Sendable {
         healthEnabled = read("health.enabled", as: "true or false") { reader.bool(forKey: ConfigKey($0)) } ?? defaults.healthEnabled
         healthFlushInterval = seconds("health.flush.seconds", defaults.healthFlushInterval)
         healthPendingLimit = integer("health.pending.max") ?? defaults.healthPendingLimit
+        healthSamplesPerSecond = integer("health.samples.per.second") ?? defaults.healthSamplesPerSecond
         self.unreadable = unreadable
     }
 
@@ -143,6 +147,7 @@ struct Settings: Sendable {
         ("analytics.min.visit.seconds", "10", "dwell: visits shorter than this are not counted"),
         ("health.enabled", "true", "take located scans as evidence of the beacons' health, and match under it"),
         ("health.flush.seconds", "1", "how often that evidence is stored and the venue's beacon health advanced"),
+        ("health.samples.per.second", "200", "located samples per venue and second taken as evidence (a random subset)"),
         ("health.pending.max", "20000", "located samples kept per venue while the store is away (oldest dropped)"),
     ]
 
@@ -176,6 +181,7 @@ struct Settings: Sendable {
         if !(historyTraceInterval >= 1 && historyTraceInterval <= 3600) { problems.append("history.trace.seconds must be from 1 to 3600") }
         if !(minimumVisit >= 0) { problems.append("analytics.min.visit.seconds must be 0 or more") }
         if healthPendingLimit < 1 { problems.append("health.pending.max must be at least 1") }
+        if healthSamplesPerSecond < 1 { problems.append("health.samples.per.second must be at least 1") }
         return problems
     }
 

@@ -12,10 +12,15 @@ import Testing
 
 /// The beacons' health end to end: a walk posted to the tracked route with a beacon dead, the health
 /// service turning it into evidence and states, and what ops and apps see of it.
-@Suite("positiond: beacon health from live traffic")
+@Suite("positiond: beacon health from live traffic", .serialized)
 struct BeaconHealthRouteTests {
     static func settings() -> Settings {
-        TestEnvironment.settings { $0.healthFlushInterval = .milliseconds(50) }
+        // The walk is posted far faster than phones send: every sample is kept as evidence.
+        TestEnvironment.settings {
+            $0.healthEnabled = true
+            $0.healthFlushInterval = .milliseconds(50)
+            $0.healthSamplesPerSecond = 1_000_000
+        }
     }
 
     /// demo-hall's walk with beacon G7 (1:7, the one it hears most) gone from every sample.
@@ -155,8 +160,13 @@ struct BeaconHealthRouteTests {
             #expect(unknownBeacon.errorMessage.contains("neither a beacon label"))
             #expect(try await client.call(.get, "/v1/venues/no-such-hall/beacons", token: ops.token).status == .notFound)
             let unknownProposal = try await client.call(.post, "/v1/venues/demo-hall/beacons/proposals/99/accept", token: ops.token)
-            #expect(unknownProposal.status == .unprocessableContent)
+            #expect(unknownProposal.status == .notFound)
             #expect(unknownProposal.errorMessage.contains("no beacon proposal 99"))
+            let dismissUnknown = try await client.call(.post, "/v1/venues/demo-hall/beacons/proposals/99/dismiss", token: ops.token)
+            #expect(dismissUnknown.status == .notFound)
+            // A proposal id or dry_run that is not of its type is the client's mistake, answered 400
+            #expect(try await client.call(.post, "/v1/venues/demo-hall/beacons/proposals/x9/dismiss", token: ops.token).status == .badRequest)
+            #expect(try await client.call(.post, "/v1/venues/demo-hall/beacons/proposals/99/accept?dry_run=maybe", token: ops.token).status == .badRequest)
             // A hold leaves the state shown but out of matching; a reset starts it afresh; both are in the history
             let hold = try await client.call(.put, "/v1/venues/demo-hall/beacons/G7/hold", body: #"{"held": true}"#, token: ops.token)
             #expect(hold.status == .ok)
@@ -169,5 +179,36 @@ struct BeaconHealthRouteTests {
             let history = try await client.call(.get, "/v1/venues/demo-hall/beacons/history?limit=2", token: ops.token).json
             #expect((history["changes"] as? [[String: Any]])?.compactMap { $0["reason"] as? String }.first?.contains("reset by ops") == true)
         }
+    }
+
+    @Test("a busy venue's evidence is a bounded uniform subset, in arrival order, and what a failed write leaves comes first")
+    func collectorSamples() throws {
+        // Given a collector keeping 10 samples per beat, and 1,000 offered to one venue and 3 to another
+        let collector = BeaconHealthCollector(perBeat: 10, limit: 25)
+        let beacon = BeaconID(uuid: UUID(), major: 1, minor: 1)
+        let place = Position(x: 1, y: 2, floor: 0, accuracy: 3, spot: "A", zone: nil)
+        for index in 0..<1_000 {
+            collector.add(Sample(device: "d", time: Double(index), readings: [Reading(beacon: beacon, rssi: -60)]), at: place, venue: "busy", revision: 1, device: "d")
+        }
+        for index in 0..<3 {
+            collector.add(Sample(device: "d", time: Double(index), readings: [Reading(beacon: beacon, rssi: -60)]), at: place, venue: "quiet", revision: 1, device: "d")
+        }
+        collector.add(Sample(device: "d", time: 0, readings: []), at: place, venue: "quiet", revision: 1, device: "d")
+        // When the beat drains them
+        let first = collector.drain()
+        // Then the busy venue gives 10 of its samples, in order and spread over the whole beat; the quiet one
+        // all 3 that heard something; the next beat starts empty
+        let busy = try #require(first["busy"]).map(\.sample.time)
+        #expect(busy.count == 10 && busy == busy.sorted() && Set(busy).count == 10)
+        #expect(busy.last! > 500)
+        #expect(first["quiet"]?.map(\.sample.time) == [0, 1, 2])
+        #expect(collector.drain().isEmpty)
+        // And a failed write's samples come back whole and first, before those gathered since, at most 25 of them
+        collector.add(Sample(device: "d", time: 5_000, readings: [Reading(beacon: beacon, rssi: -60)]), at: place, venue: "busy", revision: 1, device: "d")
+        collector.restore(first)
+        collector.restore(first)
+        collector.restore(first)
+        let after = try #require(collector.drain()["busy"]).map(\.sample.time)
+        #expect(after.count == 26 && after.last == 5_000 && after.first == busy[5])
     }
 }

@@ -635,9 +635,21 @@ struct BeaconTrack: Hashable, Sendable, Codable {
             if quieter == 0 { quieterStart = nil }
             visits.record(place: sample.place, residual: Double(observation.residual), index: levels)
             if state == .shifted, let changeIndex, let refined = visits.offset(since: changeIndex, places: rules.minimumPlaces) {
-                // The offset is refined over the visits since the change, as long as the state lasts.
+                // The offset is refined over the visits since the change, as long as the state lasts; refined
+                // to credibly under the bar (by two standard errors), there was no shift worth the state.
                 offset = refined.value
                 offsetError = refined.error
+                if abs(refined.value) + 2 * refined.error < rules.minimumShift {
+                    let estimate = refined.value
+                    offset = 0
+                    offsetError = nil
+                    self.changeIndex = nil
+                    louder = 0
+                    quieter = 0
+                    return change(
+                        to: .healthy, beacon: beacon, sample: sample, index: index,
+                        reason: "heard at the surveyed level after all (\(Self.decibels(estimate)) dB over the visits since the change)")
+                }
             }
             if let since = irregularIndex, let recent = visits.offset(since: since, places: 2 * rules.minimumPlaces),
                 recent.spread <= rules.maximumVisitSpread, abs(recent.value - offset) < rules.shiftStep
@@ -659,7 +671,7 @@ struct BeaconTrack: Hashable, Sendable, Codable {
                             irregularIndex = start
                             irregularSince = sample.time
                         }
-                    } else if abs(estimate.value) >= rules.shiftStep {
+                    } else if abs(estimate.value) >= rules.minimumShift {
                         let wasShifted = state == .shifted
                         offset = estimate.value
                         offsetError = estimate.error

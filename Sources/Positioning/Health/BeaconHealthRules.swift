@@ -42,9 +42,15 @@ public struct BeaconHealthRules: Hashable, Sendable, Codable {
     /// Distinct places (nearest spots) the misses must come from; each gives at most this share of the
     /// threshold.
     public var minimumPlaces: Int
-    /// The smallest change of level worth a state, dB: one step of a beacon's transmit power setting
-    /// (iBeacon firmwares step by 4 dB), about the spread of one reading.
+    /// One step of a beacon's transmit power setting (iBeacon firmwares step by 4 dB), about the spread of
+    /// one reading: what the level statistics count residuals beyond (``levelSlack``), and the precision an
+    /// offset must be known to before matching corrects by it (half a step).
     public var shiftStep: Double
+    /// The smallest offset worth the `shifted` state, dB: two steps. A visitor's body between phone and
+    /// beacon takes 5 to 10 dB, and visitors facing one way in a room hold that for minutes at several
+    /// places; a one-step offset cannot be told from it (a simulated day of the demo hall, 6 dB of body loss,
+    /// named four healthy beacons shifted by 5 to 6 dB with one step as the bar).
+    public var minimumShift: Double
     /// The level statistics' threshold, dB.
     public var levelThreshold: Double
     /// What each residual must exceed to count towards a shift, dB: one ``shiftStep``, so the statistics
@@ -92,7 +98,7 @@ public struct BeaconHealthRules: Hashable, Sendable, Codable {
 
     public init(
         minimumPresence: Double = 0.1, mistakenReading: Double = 0.01, silentThreshold: Double = 9.2, minimumPlaces: Int = 3,
-        shiftStep: Double = 4, levelThreshold: Double = 40, levelSlack: Double = 4, maximumVisitSpread: Double = 6, residualClip: Double = 20, unknownSamples: Int = 20,
+        shiftStep: Double = 4, minimumShift: Double = 8, levelThreshold: Double = 40, levelSlack: Double = 4, maximumVisitSpread: Double = 6, residualClip: Double = 20, unknownSamples: Int = 20,
         maximumSpread: Double = 4, recentCapacity: Int = 32, unknownCapacity: Int = 64, calibration: Calibration? = nil
     ) {
         self.minimumPresence = minimumPresence
@@ -100,6 +106,7 @@ public struct BeaconHealthRules: Hashable, Sendable, Codable {
         self.silentThreshold = silentThreshold
         self.minimumPlaces = max(1, minimumPlaces)
         self.shiftStep = shiftStep
+        self.minimumShift = minimumShift
         self.levelThreshold = levelThreshold
         self.levelSlack = levelSlack
         self.maximumVisitSpread = maximumVisitSpread

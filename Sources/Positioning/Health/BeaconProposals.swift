@@ -198,12 +198,15 @@ extension BeaconHealthMonitor {
     /// readings since the watch began, where they fit.
     private func swapProposal(_ watch: SwapWatch, expectations: BeaconExpectations, time: Double) -> BeaconProposal? {
         let first = Int(watch.first), second = Int(watch.second)
-        let cross = fit(recentReadings(of: first, since: watch.start), to: second, expectations: expectations)
-        let reverse = fit(recentReadings(of: second, since: watch.start), to: first, expectations: expectations)
+        // Each beacon's readings must also fit the other's survey at a consistent offset, as a replacement's
+        // must: the pair's likelihood can favour a swap over noise the survey would not show.
+        guard let cross = fit(recentReadings(of: first, since: watch.start), to: second, expectations: expectations), isGood(cross),
+            let reverse = fit(recentReadings(of: second, since: watch.start), to: first, expectations: expectations), isGood(reverse)
+        else { return nil }
         let proposal = BeaconProposal(
-            kind: .swap, old: beacons[first], new: beacons[second], offset: cross?.offset ?? 0,
-            spread: max(cross?.spread ?? 0, reverse?.spread ?? 0), reverseOffset: reverse?.offset,
-            places: watch.places.nonzeroBitCount, readings: (cross?.readings ?? 0) + (reverse?.readings ?? 0), time: time,
+            kind: .swap, old: beacons[first], new: beacons[second], offset: cross.offset,
+            spread: max(cross.spread, reverse.spread), reverseOffset: reverse.offset,
+            places: watch.places.nonzeroBitCount, readings: cross.readings + reverse.readings, time: time,
             reason: "\(beacons[first]) is heard where \(beacons[second]) was surveyed and \(beacons[second]) where \(beacons[first]) was, "
                 + "at \(watch.places.nonzeroBitCount) places (\(BeaconTrack.decibels(watch.statistic)) nats): the two were hung in each other's place")
         let involved = Set([proposal.old, proposal.new])

@@ -17,7 +17,7 @@ extension HTTPError {
             return HTTPError(status, message: what + reference)
         }
         switch error {
-        case .unknownVenue, .unknownBeacon, .unknownSurveyUpload:
+        case .unknownVenue, .unknownBeacon, .unknownSurveyUpload, .unknownBeaconProposal:
             return HTTPError(.notFound, message: error.description)
         case .conflict:
             return HTTPError(.conflict, message: error.description)

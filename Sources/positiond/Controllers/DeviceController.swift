@@ -38,7 +38,7 @@ extension PositiondAPI {
         }
         // Each located sample is evidence, as heard, at the device's smoothed position.
         for (sample, position) in located {
-            beaconHealth?.add(CollectionOfOne(sample), at: position, venue: venue.details.id, revision: venue.revision, device: device)
+            beaconHealth?.add(sample, at: position, venue: venue.details.id, revision: venue.revision, device: device)
         }
         guard var update = tracked else {
             samplesOutcomes.rejected.increment()

@@ -38,7 +38,10 @@ extension PositiondAPI {
         if let position = result.position {
             locateOutcomes.located.increment()
             result.outcome = .located(venue.health.widened(position))
-            beaconHealth?.add(samples, at: position, venue: venue.details.id, revision: venue.revision, device: "anonymous")
+            // One window is one place: its newest sample stands for it.
+            if let newest = samples.max(by: { $0.time < $1.time }) {
+                beaconHealth?.add(newest, at: position, venue: venue.details.id, revision: venue.revision, device: "anonymous")
+            }
         } else {
             locateOutcomes.unknown.increment()
         }

@@ -73,7 +73,7 @@ extension FingerprintStore {
     private func openProposal(venue: String, id: Int64, _ db: any SQLTransaction) async throws -> StoredProposal {
         try await venueRecord(venue, db)
         guard let row = try await db.rows("SELECT * FROM beaconProposal WHERE id = \(id) AND venueId = \(venue)").first else {
-            throw StoreError.invalidInput("venue '\(venue)' has no beacon proposal \(id) ('survey beacons --venue \(venue)' lists them)")
+            throw StoreError.unknownBeaconProposal(venue: venue, id: id)
         }
         let stored = try Self.proposalRecord(row)
         guard stored.status == .open else {
