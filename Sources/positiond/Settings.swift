@@ -156,7 +156,15 @@ struct Settings: Sendable {
 
     /// `positiond --help`.
     static var help: String {
-        let rows = documentation.map { "  \(flag(of: $0.key).padding(toLength: 26, withPad: " ", startingAt: 0))\(environmentVariable(of: $0.key).padding(toLength: 34, withPad: " ", startingAt: 0))\($0.defaultValue.padding(toLength: 18, withPad: " ", startingAt: 0))\($0.meaning)" }
+        // Columns as wide as their longest entry, so that no flag or variable is cut.
+        func width(_ column: (String) -> String) -> Int { documentation.map { column($0.key).count }.max()! + 2 }
+        let flagWidth = width(flag(of:)), variableWidth = width(environmentVariable(of:))
+        let defaultWidth = documentation.map(\.defaultValue.count).max()! + 2
+        let rows = documentation.map {
+            "  " + flag(of: $0.key).padding(toLength: flagWidth, withPad: " ", startingAt: 0)
+                + environmentVariable(of: $0.key).padding(toLength: variableWidth, withPad: " ", startingAt: 0)
+                + $0.defaultValue.padding(toLength: defaultWidth, withPad: " ", startingAt: 0) + $0.meaning
+        }
         return (["positiond: beaconfix's positioning daemon. Settings (flag, environment variable, default):", ""] + rows).joined(separator: "\n")
     }
 

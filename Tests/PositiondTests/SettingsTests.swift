@@ -37,4 +37,19 @@ struct SettingsTests {
         #expect(broken.problems().contains { $0.contains("70000") })
         #expect(broken.problems().contains { $0.contains("devices.max") })
     }
+
+    @Test("--help names every setting's flag and variable whole, each in its column")
+    func helpColumns() {
+        // Given the help text
+        let rows = Settings.help.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
+        // Then each setting has a row that holds its flag, its variable and its default, each followed by a space
+        #expect(rows.count == Settings.documentation.count)
+        for (row, setting) in zip(rows, Settings.documentation) {
+            let words = row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            #expect(words.prefix(3) == [Settings.flag(of: setting.key), Settings.environmentVariable(of: setting.key), setting.defaultValue], "\(row)")
+        }
+        // And the columns line up: every variable starts at the same offset
+        let starts = Set(zip(rows, Settings.documentation).compactMap { row, setting in row.range(of: Settings.environmentVariable(of: setting.key))?.lowerBound.utf16Offset(in: row) })
+        #expect(starts.count == 1)
+    }
 }

@@ -635,11 +635,12 @@ struct BeaconTrack: Hashable, Sendable, Codable {
             if quieter == 0 { quieterStart = nil }
             visits.record(place: sample.place, residual: Double(observation.residual), index: levels)
             if state == .shifted, let changeIndex, let refined = visits.offset(since: changeIndex, places: rules.minimumPlaces) {
-                // The offset is refined over the visits since the change, as long as the state lasts; refined
-                // to credibly under the bar (by two standard errors), there was no shift worth the state.
+                // The offset is refined over the visits since the change, as long as the state lasts. Refined
+                // to credibly under the bar, or to no longer credibly beyond one power step (both by two
+                // standard errors), there was no shift worth the state.
                 offset = refined.value
                 offsetError = refined.error
-                if abs(refined.value) + 2 * refined.error < rules.minimumShift {
+                if !rules.isShift(refined.value, error: refined.error, naming: false) {
                     let estimate = refined.value
                     offset = 0
                     offsetError = nil
@@ -671,7 +672,7 @@ struct BeaconTrack: Hashable, Sendable, Codable {
                             irregularIndex = start
                             irregularSince = sample.time
                         }
-                    } else if abs(estimate.value) >= rules.minimumShift {
+                    } else if rules.isShift(estimate.value, error: estimate.error, naming: true) {
                         let wasShifted = state == .shifted
                         offset = estimate.value
                         offsetError = estimate.error

@@ -96,6 +96,16 @@ public struct BeaconHealthRules: Hashable, Sendable, Codable {
         }
     }
 
+    /// Whether an offset estimated at `value` ± `error` dB is a change of the beacon's power: credibly more
+    /// than one power step (two standard errors), as visitors' bodies at a few places are not; to name the
+    /// state the estimate must also reach ``minimumShift``, and the state lasts until the offset is
+    /// credibly under it.
+    public func isShift(_ value: Double, error: Double, naming: Bool) -> Bool {
+        let magnitude = abs(value)
+        guard magnitude - 2 * error >= shiftStep else { return false }
+        return naming ? magnitude >= minimumShift : magnitude + 2 * error >= minimumShift
+    }
+
     public init(
         minimumPresence: Double = 0.1, mistakenReading: Double = 0.01, silentThreshold: Double = 9.2, minimumPlaces: Int = 3,
         shiftStep: Double = 4, minimumShift: Double = 8, levelThreshold: Double = 40, levelSlack: Double = 4, maximumVisitSpread: Double = 6, residualClip: Double = 20, unknownSamples: Int = 20,
