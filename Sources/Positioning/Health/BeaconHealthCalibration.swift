@@ -52,12 +52,16 @@ public enum BeaconHealthCalibration {
 
         /// The largest value either level statistic of `stream` reaches with `slack` under `threshold` (a visit
         /// to one place giving at most a `places`-th of it), residuals clipped to ± `clip`.
-        public static func levelExcursion(_ stream: Stream, slack: Double, threshold: Double, places: Int, clip: Double) -> Double {
+        public static func levelExcursion(_ stream: Stream, slack: Double, threshold: Double, places: Int, clip: Double, prior: Double) -> Double {
             var louder = 0.0, quieter = 0.0, largest = 0.0
             var runPlace: Int32 = -1, louderRun = 0.0, quieterRun = 0.0
             let share = threshold / Double(max(1, places))
-            for (residual, place) in zip(stream.residuals, stream.residualPlaces) {
-                let clipped = min(clip, max(-clip, residual))
+            // Against the beacon's level per place, as the monitor measures (``PlaceLevels``).
+            var known = PlaceLevels()
+            for (index, (residual, place)) in zip(stream.residuals, stream.residualPlaces).enumerated() {
+                let reference = known.reference(at: place, prior: prior)
+                known.record(place: place, residual: residual, index: Int32(index))
+                let clipped = min(clip, max(-clip, residual - reference))
                 if place != runPlace {
                     runPlace = place
                     louderRun = 0
@@ -110,19 +114,24 @@ public enum BeaconHealthCalibration {
         let silent = fixedPoint(from: base.silentThreshold) { threshold in
             replay.streams.map { Replay.silentExcursion($0, threshold: threshold, places: base.minimumPlaces) }.max() ?? 0
         }
-        let level = fixedPoint(from: base.levelThreshold) { threshold in
-            replay.streams.map {
-                Replay.levelExcursion($0, slack: base.levelSlack, threshold: threshold, places: base.minimumPlaces, clip: base.residualClip)
-            }.max() ?? 0
-        }
-        rules.silentThreshold = silent.threshold
-        rules.levelThreshold = level.threshold
+        // The residuals' spread sets how far a place's own readings are trusted (``BeaconHealthRules/placePrior``).
         let residuals = replay.streams.flatMap(\.residuals)
         let median = BeaconHealthMonitor.median(residuals) ?? 0
         let spread = 1.4826 * (BeaconHealthMonitor.median(residuals.map { abs($0 - median) }) ?? 0)
         if spread > 0 { rules.maximumVisitSpread = spread }
         rules.calibration = BeaconHealthRules.Calibration(
-            samples: replay.samples, largestSilentExcursion: silent.excursion, largestLevelExcursion: level.excursion, residualSpread: spread)
+            samples: replay.samples, largestSilentExcursion: 0, largestLevelExcursion: 0, residualSpread: spread)
+        let prior = rules.placePrior
+        let level = fixedPoint(from: base.levelThreshold) { threshold in
+            replay.streams.map {
+                Replay.levelExcursion(
+                    $0, slack: base.levelSlack, threshold: threshold, places: base.minimumPlaces, clip: base.residualClip, prior: prior)
+            }.max() ?? 0
+        }
+        rules.silentThreshold = silent.threshold
+        rules.levelThreshold = level.threshold
+        rules.calibration?.largestSilentExcursion = silent.excursion
+        rules.calibration?.largestLevelExcursion = level.excursion
         return rules
     }
 

@@ -509,6 +509,9 @@ struct BeaconTrack: Hashable, Sendable, Codable {
     var recent: Ring<HeardReading>
     /// The residuals gathered per visit to a place: what an offset is estimated from.
     var visits = LevelVisits(capacity: 64)
+    /// The beacon's live level per place, what a change is measured against (nil in a state stored before
+    /// it was kept: it starts empty).
+    var placeLevels: PlaceLevels?
     // Evidence.
     var expected = 0
     var heardWhereExpected = 0
@@ -538,7 +541,7 @@ struct BeaconTrack: Hashable, Sendable, Codable {
     func health(_ beacon: BeaconID, rules: BeaconHealthRules) -> BeaconHealth {
         // Over the last visits to places, each counting once: the readings of the last minute or two share
         // their few places' errors.
-        let difference = visits.offset(since: 0, places: rules.minimumPlaces)?.value
+        let difference = visits.surveyDifference(places: rules.minimumPlaces)
         return BeaconHealth(
             beacon: beacon, state: state, since: since, offset: state == .shifted ? offset : nil,
             offsetUncertainty: state == .shifted ? offsetError : nil, recentDifference: difference,
@@ -602,9 +605,15 @@ struct BeaconTrack: Hashable, Sendable, Codable {
                 reason: "not heard where the survey expects it, at \(silentPlaces.nonzeroBitCount) places since \(Self.clock(silentStart ?? sample.time))")
         }
 
-        // Level: two CUSUMs of the residual less the offset matching already corrects by.
+        // Level: two CUSUMs of the residual less the offset matching already corrects by, measured from the
+        // beacon's live level at the place (``PlaceLevels``), not from the survey alone.
         if observation.heard, !observation.residual.isNaN {
-            let residual = min(rules.residualClip, max(-rules.residualClip, Double(observation.residual) - offset))
+            var known = placeLevels ?? PlaceLevels()
+            if louder == 0 && quieter == 0 { known.settle() }
+            let departure = Double(observation.residual) - known.reference(at: sample.place, prior: rules.placePrior)
+            known.record(place: sample.place, residual: Double(observation.residual) - offset, index: levels)
+            placeLevels = known
+            let residual = min(rules.residualClip, max(-rules.residualClip, departure - offset))
             if louder == 0 {
                 louderSince = levels
                 louderStart = sample.time
@@ -633,7 +642,7 @@ struct BeaconTrack: Hashable, Sendable, Codable {
             quieter = max(0, quieter + down)
             if louder == 0 { louderStart = nil }
             if quieter == 0 { quieterStart = nil }
-            visits.record(place: sample.place, residual: Double(observation.residual), index: levels)
+            visits.record(place: sample.place, residual: departure, surveyResidual: Double(observation.residual), index: levels)
             if state == .shifted, let changeIndex, let refined = visits.offset(since: changeIndex, places: rules.minimumPlaces) {
                 // The offset is refined over the visits since the change, as long as the state lasts. Refined
                 // to credibly under the bar, or to no longer credibly beyond one power step (both by two
@@ -677,6 +686,9 @@ struct BeaconTrack: Hashable, Sendable, Codable {
                         offset = estimate.value
                         offsetError = estimate.error
                         changeIndex = start
+                        // The places' levels took in part of the change while it was measured; from here they
+                        // learn the level net of the offset.
+                        placeLevels?.rollBack()
                         let direction = estimate.value > 0 ? "louder" : "quieter"
                         let reason = "heard \(Self.decibels(abs(estimate.value))) dB \(direction) than surveyed (± \(Self.decibels(estimate.error))) over \(since.readings) readings at \(since.visits) visits to places"
                         if wasShifted {
@@ -754,6 +766,10 @@ struct LevelVisits: Hashable, Sendable, Codable {
         var first: Int32
         var sum: Double
         var count: Int
+        /// Σ of the residuals against the survey alone (``sum`` is of their departures from the places' live
+        /// levels, ``PlaceLevels``); nil in a state stored before it was kept, whose sums were against the
+        /// survey.
+        var surveySum: Double?
     }
 
     private var ring: Ring<Visit>
@@ -762,15 +778,25 @@ struct LevelVisits: Hashable, Sendable, Codable {
 
     init(capacity: Int) { ring = Ring(capacity: capacity) }
 
-    mutating func record(place: Int32, residual: Double, index: Int32) {
+    mutating func record(place: Int32, residual: Double, surveyResidual: Double, index: Int32) {
         if var visit = current, visit.place == place {
+            visit.surveySum = (visit.surveySum ?? visit.sum) + surveyResidual
             visit.sum += residual
             visit.count += 1
             current = visit
             return
         }
         if let current { ring.append(current) }
-        current = Visit(place: place, first: index, sum: residual, count: 1)
+        current = Visit(place: place, first: index, sum: residual, count: 1, surveySum: surveyResidual)
+    }
+
+    /// The median of the visits' mean residuals against the survey alone: how far the venue's level of the
+    /// beacon lies from its survey now (drift too small for a state shows here); nil with fewer than
+    /// `places` visits.
+    func surveyDifference(places: Int) -> Double? {
+        let chosen = visits(since: 0)
+        guard chosen.count >= max(1, places) else { return nil }
+        return BeaconHealthMonitor.robustMean(chosen.map { ($0.surveySum ?? $0.sum) / Double($0.count) })?.value
     }
 
     private func visits(since index: Int32) -> [Visit] {
@@ -783,10 +809,10 @@ struct LevelVisits: Hashable, Sendable, Codable {
     }
 
     /// The median of the visits' mean residuals since `index`, its standard error and the means' spread
-    /// (1.4826 · MAD); nil with fewer than `places` visits.
+    /// (1.4826 · MAD); nil with visits to fewer than `places` places.
     func offset(since index: Int32, places: Int) -> (value: Double, error: Double, spread: Double)? {
         let chosen = visits(since: index)
-        guard chosen.count >= max(1, places) else { return nil }
+        guard Set(chosen.map(\.place)).count >= max(1, places) else { return nil }
         let means = chosen.map { $0.sum / Double($0.count) }
         guard let estimate = BeaconHealthMonitor.robustMean(means) else { return nil }
         return (estimate.value, estimate.error, 1.4826 * (BeaconHealthMonitor.median(means.map { abs($0 - estimate.value) }) ?? 0))

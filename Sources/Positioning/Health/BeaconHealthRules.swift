@@ -28,9 +28,11 @@ public enum BeaconState: String, Hashable, Sendable, Codable, CaseIterable {
 ///
 /// **Shifted.** Each reading of a beacon where the survey expects it gives a residual: its level less the
 /// sample's gain (the median of the other expected beacons' differences, which cancels the phone's and the
-/// body's common attenuation) less the expected level. Two one-sided CUSUMs of the residual, each with
-/// slack half of ``shiftStep``, detect a change of at least that size either way; at ``levelThreshold`` the
-/// offset is the median residual since the statistic last left 0 (the estimated change point).
+/// body's common attenuation) less the expected level, less the beacon's level at that place as live traffic
+/// has heard it (``PlaceLevels``: the survey can be off right by a beacon from the first day, and that is no
+/// change). Two one-sided CUSUMs of the residual, each with slack half of ``shiftStep``, detect a change of
+/// at least that size either way; at ``levelThreshold`` the offset is the median residual since the
+/// statistic last left 0 (the estimated change point).
 public struct BeaconHealthRules: Hashable, Sendable, Codable {
     /// Below this expected share of samples a place says nothing about a beacon's presence.
     public var minimumPresence: Double
@@ -94,6 +96,14 @@ public struct BeaconHealthRules: Hashable, Sendable, Codable {
             self.largestLevelExcursion = largestLevelExcursion
             self.residualSpread = residualSpread
         }
+    }
+
+    /// How many readings the venue's level of a beacon weighs against a place's own (``PlaceLevels``): a
+    /// reading's spread over a step, squared (with the spread of one reading about its spot and a place's
+    /// survey error of one step, the place's own mean is as good as the venue's after this many readings).
+    public var placePrior: Double {
+        let spread = calibration?.residualSpread ?? maximumVisitSpread
+        return max(1, (spread / shiftStep) * (spread / shiftStep))
     }
 
     /// Whether an offset estimated at `value` ± `error` dB is a change of the beacon's power: credibly more
