@@ -6,7 +6,7 @@
 # venue: the radio map build and the narrowest strongest-beacon locate. So a map of that size is still
 # built and searched here, and a benchmark that crashes on its data fails here. Simulating that venue takes about 2 minutes,
 # in every benchmark's own process: at full size for all six of its benchmarks, the Matcher's smoke run
-# took 19 of this script's 30 minutes. The figures of a smoke run mean nothing; README "Performance" gives
+# took 19 of this script's 30 minutes. The figures of a smoke run mean nothing; docs/performance-notebook.md gives
 # the real ones and the command behind them. A build failure, a crash or a failed benchmark fails the script.
 #
 # The Benchmarks package builds in the main package's scratch folder (../.build) with `make test`'s flags

@@ -181,7 +181,7 @@ wait "$wrk_pid"; wrk_pid=""
 read -r cpu_replicas1 cpu_postgres1 cpu_nginx1 < <(cpu_groups)
 report "through nginx" "$work/nginx.txt" nginx
 # Where the two cores went during that run (wrk and the subscribers aside): CPU milliseconds per request
-# of each part, the capacity model's input (README, "Running a cluster").
+# of each part, the capacity model's input (docs/operations.md, "Running a cluster").
 awk -v r=$((cpu_replicas1 - cpu_replicas0)) -v p=$((cpu_postgres1 - cpu_postgres0)) -v n=$((cpu_nginx1 - cpu_nginx0)) \
     -v hz="$ticks_per_second" -v rate="$nginx_rate" -v s="$seconds" 'BEGIN {
     requests = rate * s

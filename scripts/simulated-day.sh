@@ -2,7 +2,7 @@
 # A simulated day of the demo hall, end to end: `survey simulate --visitors` walks visitors through
 # demo-hall over the last hours (the propagation simulator gives each one a sample a second), their phones'
 # samples go to a real positiond's tracked route, positiond records the visitor history, and `survey
-# analytics` answers presence, dwell, a funnel and a heatmap from the same file. README shows its output.
+# analytics` answers presence, dwell, a funnel and a heatmap from the same file. docs/analytics.md shows its output.
 # Usage: scripts/simulated-day.sh [visitors]   BIN=folder uses the positiond and survey built there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
