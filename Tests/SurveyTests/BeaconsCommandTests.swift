@@ -128,5 +128,9 @@ struct BeaconsCommandTests {
         #expect(missing.status != 0 && missing.stderr.contains("no beacon proposal 7"))
         let zero = try survey("replace-beacon", "accept", "--venue", "demo-hall", "0")
         #expect(zero.status != 0 && zero.stderr.contains("N must be a proposal number"))
+        let dismissMissing = try survey("replace-beacon", "dismiss", "--venue", "demo-hall", "--operator", "ana", "7")
+        #expect(dismissMissing.status != 0 && dismissMissing.stderr.contains("no beacon proposal 7"), "\(dismissMissing.stderr)")
+        let dismissZero = try survey("replace-beacon", "dismiss", "--venue", "demo-hall", "0")
+        #expect(dismissZero.status != 0 && dismissZero.stderr.contains("N must be a proposal number"))
     }
 }

@@ -19,25 +19,14 @@ extension Survey.ReplaceBeacon {
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var change: BeaconChangeOptions
-
-        @Option(name: .long, help: "The venue.")
-        var venue: String
-
-        @Option(name: .long, help: "Who accepts it, for the audit trail.")
-        var `operator`: String?
-
-        @Argument(help: ArgumentHelp("The proposal's number, as 'survey beacons' shows it.", valueName: "N"))
-        var id: Int64
-
-        func validate() throws {
-            try Survey.ReplaceBeacon.validate(venue: venue)
-            try Survey.ReplaceBeacon.validate(proposal: id)
-        }
+        @OptionGroup var target: ProposalOptions
 
         func run() async throws {
             let fingerprintStore = try await store.open()
+            let (venue, id) = (target.venue, target.id)
             let (proposal, report) = try await fingerprintStore.acceptBeaconProposal(
-                venue: venue, id: id, operator: `operator`, scale: PositioningConfiguration.defaultScale, dryRun: change.dryRun)
+                venue: venue, id: id, operator: target.operator, scale: PositioningConfiguration.defaultScale,
+                dryRun: change.dryRun)
             if output.json {
                 try Output.json(AcceptOutput(proposal: proposal, replacement: report))
             } else {
@@ -48,8 +37,21 @@ extension Survey.ReplaceBeacon {
         }
     }
 
-    /// A proposal's number as `survey beacons` shows it.
-    static func validate(proposal id: Int64) throws {
+}
+
+/// Which proposal `accept` and `dismiss` decide, and who decides it (for the audit trail).
+struct ProposalOptions: ParsableArguments {
+    @Option(name: .long, help: "The venue.")
+    var venue: String
+
+    @Option(name: .long, help: "Who decides it, for the audit trail.")
+    var `operator`: String?
+
+    @Argument(help: ArgumentHelp("The proposal's number, as 'survey beacons' shows it.", valueName: "N"))
+    var id: Int64
+
+    func validate() throws {
+        try Survey.ReplaceBeacon.validate(venue: venue)
         guard id >= 1 else { throw ValidationError("N must be a proposal number (1 or more), as 'survey beacons' shows them; got \(id).") }
     }
 }

@@ -10,24 +10,13 @@ extension Survey.ReplaceBeacon {
 
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
-
-        @Option(name: .long, help: "The venue.")
-        var venue: String
-
-        @Option(name: .long, help: "Who dismisses it, for the record.")
-        var `operator`: String?
-
-        @Argument(help: ArgumentHelp("The proposal's number, as 'survey beacons' shows it.", valueName: "N"))
-        var id: Int64
-
-        func validate() throws {
-            try Survey.ReplaceBeacon.validate(venue: venue)
-            try Survey.ReplaceBeacon.validate(proposal: id)
-        }
+        @OptionGroup var target: ProposalOptions
 
         func run() async throws {
             let fingerprintStore = try await store.open()
-            let proposal = try await fingerprintStore.dismissBeaconProposal(venue: venue, id: id, operator: `operator`)
+            let id = target.id
+            let proposal = try await fingerprintStore.dismissBeaconProposal(
+                venue: target.venue, id: id, operator: target.operator)
             if output.json { return try Output.json(proposal) }
             print("Dismissed proposal \(id): \(proposal.proposal.kind.rawValue) \(proposal.proposal.old) -> \(proposal.proposal.new).")
         }
