@@ -1,4 +1,4 @@
-"""Checks that every relative link and image in README.md and docs/ points at a file that exists.
+"""Checks that every relative link and image in README.md, Benchmarks/README.md and docs/ points at a file that exists.
 
 Knowledge moves between README and docs/ by reader; a moved section must not leave a dead link behind.
 Usage: scripts/check-links.py   (exit 1 and one line per dead link)
@@ -8,7 +8,7 @@ import re
 import sys
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-pages = [os.path.join(root, "README.md")]
+pages = [os.path.join(root, "README.md"), os.path.join(root, "Benchmarks", "README.md")]
 for folder, _, names in os.walk(os.path.join(root, "docs")):
     pages += [os.path.join(folder, name) for name in names if name.endswith(".md")]
 link = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
