@@ -27,79 +27,98 @@ typedef struct {
     long capacity;
 } beaconfix_offset_rows;
 
-/// Whether this CPU runs the AVX2 loops below (x86-64 with AVX2 and the OS saving its registers). Every
-/// other CPU keeps the Swift loops, which the baseline target (SSE2) compiles.
+/// Whether this CPU runs the AVX2 loops (x86-64 with AVX2 and the OS saving its registers).
 int beaconfix_offset_distances_have_avx2(void);
 
-/// Whether this CPU also runs the AVX-512 VNNI loops below (AVX-512 F, BW, VL and VNNI, and the OS saving
-/// the opmask and 512-bit registers).
+/// Whether this CPU also runs the AVX-512 VNNI loops (AVX-512 F, BW, VL and VNNI, and the OS saving the
+/// opmask and 512-bit registers).
 int beaconfix_offset_distances_have_avx512_vnni(void);
 
 /// The bytes of this CPU's last-level cache, 0 where unknown (glibc's reading of CPUID on x86-64; 0 on
-/// other CPUs, which never run the AVX2 loops).
+/// other CPUs).
 long beaconfix_last_level_cache_bytes(void);
 
 /// The query level of a column the query does not hear: -1, as a map's level of a beacon a row does not hear
 /// (levels are at least 0), so a lane counts where the lower of the two levels is at least 0.
 #define BEACONFIX_UNHEARD ((int16_t)-1)
 
-/// The dB-offset metric's distances from a query to the selected blocks of a sparse map, over levels in
-/// 1/16 dB (`DecibelLevels`): block `b` stores the column pairs `pair_start[b] ..< pair_start[b + 1]`, pair
-/// `p` of columns `pair_columns[2p]` and `pair_columns[2p + 1]` at `levels + p * 16` (row 0 of the
-/// first, row 0 of the second, row 1 of the first, ...; -1 where a row does not hear the beacon). The
-/// selection is `run_count` runs of blocks, run `i` being `runs[2i] ..< runs[2i + 1]`. `query_levels` has
-/// one level per column and one more, `BEACONFIX_UNHEARD`, for the padding column of an odd pair; a column
-/// the query does not hear is `BEACONFIX_UNHEARD` too. Each run's first block is requested from memory two
-/// blocks ahead, a line of its levels for each pair computed; with `prefetch_adjacent` non-zero (a map the
-/// cache does not hold) every block is. The same sums and finishing as `DecibelOffsetMetric`'s Swift loop,
-/// so the distances are the same to the bit.
-/// Only call when `beaconfix_offset_distances_have_avx2()` is true.
-void beaconfix_level_distances_sparse_avx2(
-    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, const beaconfix_offset_metric *metric,
-    const beaconfix_offset_rows *rows);
+/// A map's levels in 1/16 dB (`DecibelLevels`), as the loops read them. 16 levels a pair of columns: row 0
+/// of the first column, row 0 of the second, row 1 of the first, ...; -1 where a row does not hear the
+/// beacon.
+typedef struct {
+    /// A dense map's pair `p` of block `b` (columns `2p` and `2p + 1`) is at
+    /// `levels + (b * pairs_per_block + p) * 16`; a sparse map's pair `p` at `levels + p * 16`.
+    const int16_t *levels;
+    /// A sparse map's block `b` stores the pairs `pair_start[b] ..< pair_start[b + 1]`, pair `p` being the
+    /// columns `pair_columns[2p]` and `pair_columns[2p + 1]`. NULL for a dense map.
+    const long *pair_start;
+    const uint16_t *pair_columns;
+    /// A dense map's pairs a block; 0 for a sparse one.
+    long pairs_per_block;
+    /// A sparse map's levels a byte each in the same layout, for the coarse pass: 0 where a row does not hear
+    /// the beacon and `b` for the level `8 (b − 1)` in 1/16 dB, each within `coarse_error` (1/16 dB) of the
+    /// exact level. NULL where the map keeps none.
+    const uint8_t *coarse_levels;
+    int16_t coarse_error;
+    /// The prefetch policy: non-zero where the map outgrows the cache, so that every selected block is
+    /// requested ahead and not only the first of each run. The AVX2 exact loop and the coarse loops read it;
+    /// the VNNI exact loops request every block a line at a time in any map (docs/decisions/2026-11-29-every-block-requested-one-buffer.md).
+    int prefetch_adjacent;
+} beaconfix_level_map;
 
-/// The same over a dense map of `pairs_per_block` column pairs a block (pair `p` is columns `2p` and
-/// `2p + 1`, at `levels + (block * pairs_per_block + p) * 16`): the query's `pair_count` pairs `query_pairs`
-/// (ascending, those holding a column it hears). Only call when `beaconfix_offset_distances_have_avx2()` is true.
-void beaconfix_level_distances_dense_avx2(
-    const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
-    long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
-    const beaconfix_offset_rows *rows);
+/// A query as the loops read it.
+typedef struct {
+    /// One level per column of the map and one more, `BEACONFIX_UNHEARD`, for the padding column of an odd
+    /// pair; `BEACONFIX_UNHEARD` too for a column the query does not hear.
+    const int16_t *levels;
+    /// The number of `levels` (the map's columns and the padding one).
+    long width;
+    /// For a dense map, the `pair_count` pairs holding a column the query hears, ascending (the only ones
+    /// the dense loops visit); unread for a sparse map, whose blocks list their own pairs.
+    const long *pairs;
+    long pair_count;
+} beaconfix_level_query;
 
-/// `beaconfix_level_distances_sparse_avx2` with AVX-512's VNNI instructions, the same distances to the bit;
-/// it requests every block three ahead, a line per pair it computes, whether the map fits the cache or
-/// not. Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
-void beaconfix_level_distances_sparse_avx512_vnni(
-    const int16_t *levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    const int16_t *query_levels, const beaconfix_offset_metric *metric,
-    const beaconfix_offset_rows *rows);
+/// The dB-offset metric's distances from a query to the selected blocks of a map: the selection is
+/// `run_count` runs of blocks, run `i` being `runs[2i] ..< runs[2i + 1]`, and its `i`-th block's distances
+/// go to the `i`-th place of `rows`. The same integer sums and finishing as `DecibelOffsetMetric`'s Swift
+/// loop, so the distances are the same to the bit.
+typedef void (*beaconfix_level_distances_fn)(
+    const beaconfix_level_map *map, const beaconfix_level_query *query, const long *runs, long run_count,
+    const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows);
 
-/// Bounds on `beaconfix_level_distances_sparse_avx512_vnni`'s distances from a pass over coarse levels: a
-/// byte a level, in the same layout, 0 where a row does not hear the beacon and `b` for the level
-/// `8 (b − 1)` in 1/16 dB, each within `coarse_error` (1/16 dB) of the exact level. It reads half the
-/// bytes of levels. Each row's lower bound goes where the distances would (`rows`), its upper bound to the
-/// same place of `upper`; a row sharing no beacon with the query gets infinity for both, as its distance.
-/// `query_width` is the number of `query_levels` (the map's columns and the padding one).
-/// Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
-void beaconfix_level_bounds_sparse_avx512_vnni(
-    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
-    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper);
+/// Bounds on those distances from a pass over the map's coarse levels (a sparse map's, which must keep
+/// them), reading half the bytes of the levels. Each row's lower bound goes where its distance would
+/// (`rows`), its upper bound to the same place of `upper`; a row sharing no beacon with the query gets
+/// infinity for both, as its distance. Every table's loop gives the same bounds to the bit.
+typedef void (*beaconfix_level_bounds_fn)(
+    const beaconfix_level_map *map, const beaconfix_level_query *query, const long *runs, long run_count,
+    const beaconfix_offset_metric *metric, const beaconfix_offset_rows *rows, float *upper);
 
-/// `beaconfix_level_bounds_sparse_avx512_vnni` with AVX2's instructions, the same bounds to the bit. Only call
-/// when `beaconfix_offset_distances_have_avx2()` is true.
-void beaconfix_level_bounds_sparse_avx2(
-    const uint8_t *coarse_levels, const uint16_t *pair_columns, const long *pair_start, const long *runs, long run_count,
-    int prefetch_adjacent, const int16_t *query_levels, long query_width, const beaconfix_offset_metric *metric,
-    int16_t coarse_error, const beaconfix_offset_rows *rows, float *upper);
+/// The instruction sets the loops are compiled for, slowest first.
+typedef enum {
+    BEACONFIX_LEVEL_PORTABLE = 0,
+    BEACONFIX_LEVEL_AVX2 = 1,
+    BEACONFIX_LEVEL_AVX512_VNNI = 2,
+} beaconfix_instruction_level;
 
-/// `beaconfix_level_distances_dense_avx2` with AVX-512's VNNI instructions, the same distances to the bit.
-/// Only call when `beaconfix_offset_distances_have_avx512_vnni()` is true.
-void beaconfix_level_distances_dense_avx512_vnni(
-    const int16_t *levels, long pairs_per_block, const long *runs, long run_count, const long *query_pairs,
-    long pair_count, const int16_t *query_levels, const beaconfix_offset_metric *metric,
-    const beaconfix_offset_rows *rows);
+/// The loops of one instruction set, chosen once: callers call through the table instead of branching on
+/// the CPU at each call. Static data, never freed or changed.
+typedef struct {
+    beaconfix_instruction_level level;
+    /// The exact loops over a sparse and a dense map. NULL at the portable level, whose exact loop is
+    /// `DecibelOffsetMetric`'s Swift one (Swift's SIMD types compile to the baseline target's vectors).
+    beaconfix_level_distances_fn distances_sparse;
+    beaconfix_level_distances_fn distances_dense;
+    /// The coarse pass over a sparse map (plain C at the portable level).
+    beaconfix_level_bounds_fn bounds_sparse;
+} beaconfix_level_kernels;
+
+/// The table of `level`'s loops, or NULL where this CPU does not run them (the portable level: always).
+const beaconfix_level_kernels *beaconfix_level_kernels_at(beaconfix_instruction_level level);
+
+/// The table of the fastest loops this CPU runs.
+const beaconfix_level_kernels *beaconfix_level_kernels_best(void);
 
 /// Whether one of the 8 distances at `distances` is under `bound` (NaN never is). In C because Swift's
 /// generic SIMD comparison compiles lane by lane through memory on the baseline target, while clang turns

@@ -115,7 +115,7 @@ extension RadioMap {
         /// AVX-512 it took a locate among 1,000,000 fingerprints from 946 to 841 µs (`PROFILE_COARSE=compare
         /// Profile locate 1000000 5000 large spots1536-1`, means of 4 turns).
         case automatic
-        /// Always (tests, and `Profile`'s comparisons).
+        /// Always (tests, and `Profile`'s comparisons); on a CPU without AVX2 the portable coarse loop reads them.
         case always
         /// Never: the spot centroids, whose selection is not a ranking the exact pass could finish.
         case never

@@ -5,7 +5,7 @@ import MatcherKernels
 /// fingerprints is compared with the query beacon by beacon, visiting only the beacons the query sees (a
 /// dense block) or the block stores (a sparse one, ``BlockStorage``), and yields 8 sets of sums with no
 /// horizontal reduction. They read a third of the bytes of
-/// the BLAS layout and allocate nothing (README, "Performance", for the measurements against BLAS).
+/// the BLAS layout and allocate nothing (docs/decisions/2026-11-22-simd-kernel-over-blas.md).
 enum CompactKernels {
     typealias Vector = SIMD8<Float>
 
@@ -31,9 +31,10 @@ enum CompactKernels {
     }
 
     /// The loops that sum the dB-offset metric (the one every tuned and untuned venue uses) over
-    /// ``DecibelLevels``, each giving the same distances to the bit.
+    /// ``DecibelLevels``, each giving the same distances and bounds to the bit: which instruction set's table
+    /// of MatcherKernels a metric calls through (``DecibelOffsetMetric/init(floor:penalty:offsetShrinkage:loop:)``).
     enum LevelLoop: CaseIterable, Sendable {
-        /// Swift's SIMD types, on any CPU.
+        /// Swift's SIMD types for the exact distances and MatcherKernels' plain C for the coarse pass, on any CPU.
         case portable
         /// MatcherKernels' AVX2 loops.
         case avx2
@@ -42,19 +43,36 @@ enum CompactKernels {
         case avx512VNNI
 
         /// Whether this CPU runs the loop: asked once per process.
-        var isAvailable: Bool {
+        var isAvailable: Bool { kernels != nil }
+
+        /// MatcherKernels' table of the loop's functions, nil where this CPU does not run them.
+        var kernels: LevelKernels? {
             switch self {
-            case .portable: true
-            case .avx2: CompactKernels.hasAVX2
-            case .avx512VNNI: CompactKernels.hasAVX512VNNI
+            case .portable: LevelKernels.portable
+            case .avx2: LevelKernels.avx2
+            case .avx512VNNI: LevelKernels.avx512VNNI
             }
         }
     }
 
-    private static let hasAVX2 = beaconfix_offset_distances_have_avx2() != 0
-    private static let hasAVX512VNNI = beaconfix_offset_distances_have_avx512_vnni() != 0
+    /// MatcherKernels' table of one instruction set's loops (`beaconfix_level_kernels`). The table is static C
+    /// data, never freed or changed, so sharing its address across threads is safe.
+    struct LevelKernels: @unchecked Sendable {
+        let table: UnsafePointer<beaconfix_level_kernels>
 
-    /// The fastest of the loops this CPU runs, which every locate takes.
+        /// The table of `level`, nil where this CPU does not run it.
+        private init?(_ level: beaconfix_instruction_level) {
+            guard let table = beaconfix_level_kernels_at(level) else { return nil }
+            self.table = table
+        }
+
+        // Each asked of the CPU once per process: CPUID is slow on a virtual machine.
+        static let portable = LevelKernels(BEACONFIX_LEVEL_PORTABLE)!
+        static let avx2 = LevelKernels(BEACONFIX_LEVEL_AVX2)
+        static let avx512VNNI = LevelKernels(BEACONFIX_LEVEL_AVX512_VNNI)
+    }
+
+    /// The fastest of the loops this CPU runs, which every locate takes unless told otherwise.
     static let fastestLevelLoop = LevelLoop.allCases.last(where: \.isAvailable) ?? .portable
 
     /// This CPU's last-level cache in bytes, nil where unknown: asked once per process.
@@ -236,6 +254,23 @@ enum CompactKernels {
     static func rows(of block: Int, in map: RadioMap) -> Range<Int> {
         let first = block * RadioMap.lanes
         return first..<min(first + RadioMap.lanes, map.count)
+    }
+}
+
+extension RadioMap {
+    /// Calls `body` with the rows MatcherKernels' loops finish distances with (each row's beacon count and
+    /// value sum), writing into `distances`.
+    @inline(__always)
+    func withKernelRows<Result>(
+        into distances: UnsafeMutableBufferPointer<Float>, _ body: (beaconfix_offset_rows) -> Result
+    ) -> Result {
+        presentCount.withUnsafeBufferPointer { present in
+            valueSum.withUnsafeBufferPointer { valueSum in
+                body(beaconfix_offset_rows(
+                    present_count: present.baseAddress, value_sum: valueSum.baseAddress, distances: distances.baseAddress,
+                    capacity: distances.count))
+            }
+        }
     }
 }
 

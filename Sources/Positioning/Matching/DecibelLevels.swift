@@ -1,9 +1,10 @@
+import MatcherKernels
+
 /// The dB-offset metric's copy of a decibel map's blocks: every level as a 16-bit integer in 1/16 dB
 /// (``SignalRepresentation/decibels(floor:)`` rounds levels to 1/16 dB, so the copy is exact), two columns
 /// interleaved lane by lane. One AVX2 instruction (`_mm256_madd_epi16`) then squares and adds two columns
 /// for a block's 8 rows into exact 32-bit sums: a column takes 16 bytes of levels instead of 32 bytes of
-/// floats, and a pair of columns about 20 instructions instead of 30 (README, "Performance": a locate on a
-/// large venue in 0.6 of the time).
+/// floats, and a pair of columns about 20 instructions instead of 30 (docs/decisions/2026-11-28-levels-in-16-bits.md).
 ///
 /// Sums of integers are exact in any order, so the AVX2 loop and the Swift loop for other CPUs agree to
 /// the bit by construction. 32-bit sums hold at least 800 beacons in common at 100 dB of difference each.
@@ -126,9 +127,40 @@ struct DecibelLevels: Sendable {
         let keepsCoarse = switch (coarsePass, pairs) {
         case (_, .dense), (.never, _): false
         case (.always, _): true
+        // The pass is measured a gain with the AVX2 and VNNI loops only; elsewhere a map keeps coarse levels
+        // where asked (`.always`), and the portable loop reads them.
         case (.automatic, _): outgrowsCache && CompactKernels.LevelLoop.avx2.isAvailable
         }
         coarse = keepsCoarse ? CoarseLevels(levels: levels) : nil
+    }
+
+    /// Calls `body` with the map as MatcherKernels' loops read it: pointers into these arrays, valid during
+    /// the call only.
+    @inline(__always)
+    func withKernelMap<Result>(_ body: (UnsafePointer<beaconfix_level_map>) -> Result) -> Result {
+        let prefetchAdjacent: Int32 = outgrowsCache ? 1 : 0
+        // An empty array for a map without coarse levels: a shared empty buffer, nothing allocated.
+        return levels.withUnsafeBufferPointer { levels in
+            (coarse?.bytes ?? []).withUnsafeBufferPointer { coarseBytes in
+                switch pairs {
+                case .dense(let pairsPerBlock):
+                    var map = beaconfix_level_map(
+                        levels: levels.baseAddress, pair_start: nil, pair_columns: nil, pairs_per_block: pairsPerBlock,
+                        coarse_levels: nil, coarse_error: 0, prefetch_adjacent: prefetchAdjacent)
+                    return withUnsafePointer(to: &map, body)
+                case .sparse(let pairStart, let pairColumns):
+                    return pairStart.withUnsafeBufferPointer { pairStart in
+                        pairColumns.withUnsafeBufferPointer { pairColumns in
+                            var map = beaconfix_level_map(
+                                levels: levels.baseAddress, pair_start: pairStart.baseAddress, pair_columns: pairColumns.baseAddress,
+                                pairs_per_block: 0, coarse_levels: coarse == nil ? nil : coarseBytes.baseAddress,
+                                coarse_error: coarse?.error ?? 0, prefetch_adjacent: prefetchAdjacent)
+                            return withUnsafePointer(to: &map, body)
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Calls `body` with the query's level per column (and ``unheard`` for the padding column after the

@@ -33,6 +33,9 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     public var penalty: AbsencePenalty
     /// λ, the price per dB² of the offset taken out (at least 0); `nil` takes out none.
     public var offsetShrinkage: Float?
+    /// Which of MatcherKernels' tables of loops computes the distances: the fastest this CPU runs, unless a
+    /// test forces another. Every one gives the same distances to the bit, so it takes no part in equality.
+    let loop: CompactKernels.LevelLoop
 
     /// - Parameters:
     ///   - floor: dBm that counts as level 0; -100 is below what BLE phones report for a usable beacon.
@@ -44,10 +47,30 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
         floor: Float = -100, penalty: AbsencePenalty = AbsencePenalty(queryOnly: 5, referenceOnly: 2),
         offsetShrinkage: Float? = 0
     ) {
+        self.init(floor: floor, penalty: penalty, offsetShrinkage: offsetShrinkage, loop: CompactKernels.fastestLevelLoop)
+    }
+
+    /// The metric computed through `loop`, which this CPU must run (tests compare the loops).
+    init(
+        floor: Float = -100, penalty: AbsencePenalty = AbsencePenalty(queryOnly: 5, referenceOnly: 2),
+        offsetShrinkage: Float? = 0, loop: CompactKernels.LevelLoop
+    ) {
         precondition(offsetShrinkage.map { $0 >= 0 } ?? true, "offsetShrinkage must be at least 0")
+        precondition(loop.isAvailable, "this CPU does not run the \(loop) loops")
         self.floor = floor
         self.penalty = penalty
         self.offsetShrinkage = offsetShrinkage
+        self.loop = loop
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.floor == rhs.floor && lhs.penalty == rhs.penalty && lhs.offsetShrinkage == rhs.offsetShrinkage
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(floor)
+        hasher.combine(penalty)
+        hasher.combine(offsetShrinkage)
     }
 
     /// dB above ``floor``: a map read by this metric must be built with it.
@@ -88,7 +111,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     public func distances(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>
     ) {
-        self.distances(from: query, in: map, blocks: blocks, into: distances, loop: CompactKernels.fastestLevelLoop)
+        self.distances(from: query, in: map, blocks: blocks, into: distances, loop: loop)
     }
 
     /// ``distances(from:in:blocks:into:)`` through `loop`, which this CPU must run.
@@ -101,18 +124,42 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
             "DecibelOffsetMetric compares dB above \(floor); the map holds \(map.representation): build it with the metric's representation")
         // A decibel map always has its levels.
         let levels = map.decibelLevels!
-        var metric = kernelMetric(for: query)
-        DecibelLevels.withQueryLevels(query) { queryLevels in
-            withQueryPairs(query, levels: levels) { queryPairs in
-                switch loop {
-                case .portable:
-                    LevelSums.forEachBlock(levels, queryLevels: queryLevels, queryPairs: queryPairs, blocks: blocks) { block, slot, sums in
-                        finish(sums, block: block, slot: slot, metric: metric, in: map, into: distances)
+        let kernels = loop.kernels!.table.pointee
+        let exact = if case .dense = levels.pairs { kernels.distances_dense } else { kernels.distances_sparse }
+        withKernelQuery(query, levels: levels) { metric, kernelQuery, queryLevels, queryPairs in
+            // The portable table has no exact loop in C: Swift's is the portable one.
+            guard let exact else {
+                return LevelSums.forEachBlock(levels, queryLevels: queryLevels, queryPairs: queryPairs, blocks: blocks) { block, slot, sums in
+                    finish(sums, block: block, slot: slot, metric: metric.pointee, in: map, into: distances)
+                }
+            }
+            levels.withKernelMap { kernelMap in
+                map.withKernelRows(into: distances) { rows in
+                    withUnsafePointer(to: rows) { rows in
+                        blocks.withBounds { runs, runCount in exact(kernelMap, kernelQuery, runs, runCount, metric, rows) }
                     }
-                case .avx2, .avx512VNNI:
-                    wideDistances(
-                        levels, queryLevels: queryLevels, queryPairs: queryPairs, in: map, blocks: blocks, metric: &metric,
-                        loop: loop, into: distances)
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with the metric and the query as MatcherKernels' loops read them, the query's level per
+    /// column and, for a dense map, its pairs: all on the stack, read through pointers so that nothing is
+    /// boxed on the heap.
+    @inline(__always)
+    private func withKernelQuery<Result>(
+        _ query: QueryVector, levels: DecibelLevels,
+        _ body: (
+            _ metric: UnsafePointer<beaconfix_offset_metric>, _ kernelQuery: UnsafePointer<beaconfix_level_query>,
+            _ queryLevels: UnsafeBufferPointer<Int16>, _ queryPairs: UnsafeBufferPointer<Int>
+        ) -> Result
+    ) -> Result {
+        withUnsafePointer(to: kernelMetric(for: query)) { metric in
+            DecibelLevels.withQueryLevels(query) { queryLevels in
+                withQueryPairs(query, levels: levels) { queryPairs in
+                    withUnsafePointer(to: Self.kernelQuery(queryLevels, pairs: queryPairs)) { kernelQuery in
+                        body(metric, kernelQuery, queryLevels, queryPairs)
+                    }
                 }
             }
         }
@@ -126,10 +173,15 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
             reference_only_penalty: penalty.referenceOnly)
     }
 
-    /// Whether ``distanceBounds(from:in:blocks:lower:upper:)`` runs for `map` on this CPU: a sparse map that
-    /// keeps coarse levels (``RadioMap/CoarsePass``), read by the AVX2 or AVX-512 VNNI loop.
+    /// The query as MatcherKernels' loops read it.
+    private static func kernelQuery(_ levels: UnsafeBufferPointer<Int16>, pairs: UnsafeBufferPointer<Int>) -> beaconfix_level_query {
+        beaconfix_level_query(levels: levels.baseAddress, width: levels.count, pairs: pairs.baseAddress, pair_count: pairs.count)
+    }
+
+    /// Whether ``distanceBounds(from:in:blocks:lower:upper:)`` runs for `map`: a sparse map that keeps coarse
+    /// levels (``RadioMap/CoarsePass``), read by any table's coarse loop (plain C where the CPU has no AVX2).
     func boundsDistances(in map: RadioMap) -> Bool {
-        map.decibelLevels?.coarse != nil && map.representation == representation && CompactKernels.fastestLevelLoop != .portable
+        map.decibelLevels?.coarse != nil && map.representation == representation
     }
 
     /// A lower and an upper bound on each selected row's distance (packed, as
@@ -141,44 +193,28 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     /// measured error `ε` of the exact one, so over the `c` beacons both sides hear the differences move by at
     /// most `ε` each; the spread is a squared distance from the differences to a line, which moves by at most
     /// `ε√c`, the reference-only sum by at most `εc`, and the rest does not move.
-    /// `loop` is the C loop that computes them (AVX2 or AVX-512 VNNI, the same bounds to the bit): the
-    /// fastest this CPU runs unless a test says otherwise.
     func distanceBounds(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, lower: UnsafeMutableBufferPointer<Float>,
-        upper: UnsafeMutableBufferPointer<Float>, loop: CompactKernels.LevelLoop = CompactKernels.fastestLevelLoop
+        upper: UnsafeMutableBufferPointer<Float>
     ) {
-        precondition(boundsDistances(in: map), "distanceBounds needs a sparse decibel map with coarse levels and a loop in C")
-        precondition(loop != .portable && loop.isAvailable, "the bounds are computed by an AVX2 or AVX-512 VNNI loop this CPU runs")
-        let levels = map.decibelLevels!, coarse = levels.coarse!
-        guard case .sparse(let pairStart, let pairColumns) = levels.pairs else { preconditionFailure("a map with coarse levels is sparse") }
+        distanceBounds(from: query, in: map, blocks: blocks, lower: lower, upper: upper, loop: loop)
+    }
+
+    /// ``distanceBounds(from:in:blocks:lower:upper:)`` through `loop`'s coarse loop, which this CPU must run
+    /// (every one gives the same bounds to the bit).
+    func distanceBounds(
+        from query: QueryVector, in map: RadioMap, blocks: BlockSelection, lower: UnsafeMutableBufferPointer<Float>,
+        upper: UnsafeMutableBufferPointer<Float>, loop: CompactKernels.LevelLoop
+    ) {
+        precondition(boundsDistances(in: map), "distanceBounds needs a sparse decibel map with coarse levels")
         precondition(upper.count >= lower.count, "one upper bound a lower one")
-        // Read through a pointer, not captured as a variable: nothing is boxed on the heap.
-        withUnsafePointer(to: kernelMetric(for: query)) { metric in
-            DecibelLevels.withQueryLevels(query) { queryLevels in
-                blocks.withBounds { runs, runCount in
-                    map.presentCount.withUnsafeBufferPointer { present in
-                        map.valueSum.withUnsafeBufferPointer { valueSum in
-                            coarse.bytes.withUnsafeBufferPointer { bytes in
-                                pairColumns.withUnsafeBufferPointer { pairColumns in
-                                    pairStart.withUnsafeBufferPointer { pairStart in
-                                        var rows = beaconfix_offset_rows(
-                                            present_count: present.baseAddress, value_sum: valueSum.baseAddress,
-                                            distances: lower.baseAddress, capacity: lower.count)
-                                        if loop == .avx512VNNI {
-                                            beaconfix_level_bounds_sparse_avx512_vnni(
-                                                bytes.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                                levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, queryLevels.count, metric,
-                                                coarse.error, &rows, upper.baseAddress)
-                                        } else {
-                                            beaconfix_level_bounds_sparse_avx2(
-                                                bytes.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                                levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, queryLevels.count, metric,
-                                                coarse.error, &rows, upper.baseAddress)
-                                        }
-                                    }
-                                }
-                            }
-                        }
+        let levels = map.decibelLevels!
+        let bounds = loop.kernels!.table.pointee.bounds_sparse!
+        withKernelQuery(query, levels: levels) { metric, kernelQuery, _, _ in
+            levels.withKernelMap { kernelMap in
+                map.withKernelRows(into: lower) { rows in
+                    withUnsafePointer(to: rows) { rows in
+                        blocks.withBounds { runs, runCount in bounds(kernelMap, kernelQuery, runs, runCount, metric, rows, upper.baseAddress) }
                     }
                 }
             }
@@ -195,65 +231,73 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     ) {
         precondition(boundsDistances(in: map), "refineDistances follows distanceBounds, on a map with coarse levels")
         let levels = map.decibelLevels!
-        guard case .sparse(let pairStart, let pairColumns) = levels.pairs else { preconditionFailure("a map with coarse levels is sparse") }
         guard let base = distances.baseAddress else { return }
         let lanes = RadioMap.lanes, below = threshold.nextUp
-        // Read through a pointer, not captured as a variable by `readAgain`: nothing is boxed on the heap.
-        withUnsafePointer(to: kernelMetric(for: query)) { metric in
-            DecibelLevels.withQueryLevels(query) { queryLevels in
-                map.presentCount.withUnsafeBufferPointer { present in
-                    map.valueSum.withUnsafeBufferPointer { valueSum in
-                        levels.levels.withUnsafeBufferPointer { values in
-                            pairColumns.withUnsafeBufferPointer { pairColumns in
-                                pairStart.withUnsafeBufferPointer { pairStart in
-                                    /// Computes the blocks `first ..< end`, whose first is the `slot`-th selected one.
-                                    func readAgain(_ first: Int, _ end: Int, slot: Int) {
-                                        var run = (first, end)
-                                        withUnsafePointer(to: &run) { run in
-                                            run.withMemoryRebound(to: Int.self, capacity: 2) { run in
-                                                var rows = beaconfix_offset_rows(
-                                                    present_count: present.baseAddress, value_sum: valueSum.baseAddress,
-                                                    distances: base + slot * lanes, capacity: distances.count - slot * lanes)
-                                                if CompactKernels.fastestLevelLoop == .avx512VNNI {
-                                                    beaconfix_level_distances_sparse_avx512_vnni(
-                                                        values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, run, 1,
-                                                        queryLevels.baseAddress, metric, &rows)
-                                                } else {
-                                                    beaconfix_level_distances_sparse_avx2(
-                                                        values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, run, 1,
-                                                        levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, metric, &rows)
-                                                }
-                                            }
-                                        }
-                                    }
-                                    var slot = 0
-                                    for run in blocks.runs {
-                                        // The stretch of blocks to read again being gathered: its first block and slot.
-                                        var stretch: (block: Int, slot: Int)?
-                                        for block in run {
-                                            let first = slot * lanes
-                                            guard first < distances.count else { break }
-                                            let end = min(first + lanes, distances.count)
-                                            let holdsCandidate = end - first == lanes
-                                                ? beaconfix_any_below8(base + first, below) != 0
-                                                : (first..<end).contains { distances[$0] < below }
-                                            if holdsCandidate {
-                                                if stretch == nil { stretch = (block, slot) }
-                                            } else {
-                                                if let open = stretch { readAgain(open.block, block, slot: open.slot) }
-                                                stretch = nil
-                                                for index in first..<end { distances[index] = .infinity }
-                                            }
-                                            slot += 1
-                                        }
-                                        if let open = stretch { readAgain(open.block, open.block + (slot - open.slot), slot: open.slot) }
-                                    }
-                                }
-                            }
+        let exact = loop.kernels!.table.pointee.distances_sparse
+        withKernelQuery(query, levels: levels) { metric, kernelQuery, queryLevels, _ in
+            levels.withKernelMap { kernelMap in
+                map.withKernelRows(into: distances) { rows in
+                    Self.forEachStretchToReadAgain(blocks, lowerBounds: distances, below: below) { first, end, slot in
+                        // The portable table has no exact loop in C: Swift's is the portable one.
+                        guard let exact else {
+                            return readAgain(first..<end, slot: slot, of: kernelMap, queryLevels: queryLevels, metric: metric, in: map, into: distances)
+                        }
+                        var run = (first, end), rows = rows
+                        rows.distances = base + slot * lanes
+                        rows.capacity = distances.count - slot * lanes
+                        withUnsafePointer(to: &run) { run in
+                            run.withMemoryRebound(to: Int.self, capacity: 2) { exact(kernelMap, kernelQuery, $0, 1, metric, &rows) }
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Calls `readAgain(first, end, slot)` for each stretch of consecutive selected blocks `first ..< end`
+    /// (the first being the `slot`-th selected one) with a row whose lower bound in `lowerBounds` is under
+    /// `below`, and sets the other blocks' rows to infinity.
+    @inline(__always)
+    private static func forEachStretchToReadAgain(
+        _ blocks: BlockSelection, lowerBounds distances: UnsafeMutableBufferPointer<Float>, below: Float,
+        _ readAgain: (_ first: Int, _ end: Int, _ slot: Int) -> Void
+    ) {
+        guard let base = distances.baseAddress else { return }
+        let lanes = RadioMap.lanes
+        var slot = 0
+        for run in blocks.runs {
+            // The stretch of blocks to read again being gathered: its first block and slot.
+            var stretch: (block: Int, slot: Int)?
+            for block in run {
+                let first = slot * lanes
+                guard first < distances.count else { break }
+                let end = min(first + lanes, distances.count)
+                let holdsCandidate = end - first == lanes
+                    ? beaconfix_any_below8(base + first, below) != 0
+                    : (first..<end).contains { distances[$0] < below }
+                if holdsCandidate {
+                    if stretch == nil { stretch = (block, slot) }
+                } else {
+                    if let open = stretch { readAgain(open.block, block, open.slot) }
+                    stretch = nil
+                    for index in first..<end { distances[index] = .infinity }
+                }
+                slot += 1
+            }
+            if let open = stretch { readAgain(open.block, open.block + (slot - open.slot), open.slot) }
+        }
+    }
+
+    /// The exact distances of the sparse blocks `blocks`, the first being the `slot`-th selected one, through
+    /// the Swift loop: the portable table's exact reading after the coarse pass.
+    @inline(__always)
+    private func readAgain(
+        _ blocks: Range<Int>, slot: Int, of kernelMap: UnsafePointer<beaconfix_level_map>, queryLevels: UnsafeBufferPointer<Int16>,
+        metric: UnsafePointer<beaconfix_offset_metric>, in map: RadioMap, into distances: UnsafeMutableBufferPointer<Float>
+    ) {
+        for block in blocks {
+            let sums = LevelSums.sparseBlock(block, of: kernelMap.pointee, queryLevels: queryLevels)
+            finish(sums, block: block, slot: slot + block - blocks.lowerBound, metric: metric.pointee, in: map, into: distances)
         }
     }
 
@@ -308,54 +352,6 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
             .replacing(with: .infinity, where: noCommon)
         CompactKernels.store(result, slot: slot, capacity: distances.count, into: distances.baseAddress!)
     }
-
-    /// MatcherKernels' AVX2 or AVX-512 VNNI loop, as `loop` says, over the whole selection: each
-    /// block's sums and its 8 distances in one call.
-    private func wideDistances(
-        _ levels: DecibelLevels, queryLevels: UnsafeBufferPointer<Int16>, queryPairs: UnsafeBufferPointer<Int>,
-        in map: RadioMap, blocks: BlockSelection, metric: inout beaconfix_offset_metric, loop: CompactKernels.LevelLoop,
-        into distances: UnsafeMutableBufferPointer<Float>
-    ) {
-        blocks.withBounds { runs, runCount in
-            map.presentCount.withUnsafeBufferPointer { present in
-                map.valueSum.withUnsafeBufferPointer { valueSum in
-                    levels.levels.withUnsafeBufferPointer { values in
-                        var rows = beaconfix_offset_rows(
-                            present_count: present.baseAddress, value_sum: valueSum.baseAddress,
-                            distances: distances.baseAddress, capacity: distances.count)
-                        switch levels.pairs {
-                        case .dense(let pairsPerBlock):
-                            if loop == .avx512VNNI {
-                                beaconfix_level_distances_dense_avx512_vnni(
-                                    values.baseAddress, pairsPerBlock, runs, runCount, queryPairs.baseAddress, queryPairs.count,
-                                    queryLevels.baseAddress, &metric, &rows)
-                            } else {
-                                beaconfix_level_distances_dense_avx2(
-                                    values.baseAddress, pairsPerBlock, runs, runCount, queryPairs.baseAddress, queryPairs.count,
-                                    queryLevels.baseAddress, &metric, &rows)
-                            }
-                        case .sparse(let pairStart, let pairColumns):
-                            pairColumns.withUnsafeBufferPointer { pairColumns in
-                                pairStart.withUnsafeBufferPointer { pairStart in
-                                    if loop == .avx512VNNI {
-                                        beaconfix_level_distances_sparse_avx512_vnni(
-                                            values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                            queryLevels.baseAddress, &metric, &rows)
-                                    } else {
-                                        // The AVX2 loop requests a whole block at once: every block only where the map
-                                        // outgrows the cache (MatcherKernels' `BEACONFIX_BLOCKS_AHEAD`).
-                                        beaconfix_level_distances_sparse_avx2(
-                                            values.baseAddress, pairColumns.baseAddress, pairStart.baseAddress, runs, runCount,
-                                            levels.outgrowsCache ? 1 : 0, queryLevels.baseAddress, &metric, &rows)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// A block's integer sums over the beacons a query shares with each of its 8 rows: Σ e² (1/256 dB²), Σ e
@@ -386,6 +382,19 @@ struct LevelSums {
         add(Lanes(truncatingIfNeeded: pair.oddHalf), query: second)
     }
 
+    /// The sums of block `block` of a sparse map, as MatcherKernels' loops read it (the coarse pass's
+    /// second, exact reading where the portable table has no exact loop in C).
+    @inline(__always)
+    static func sparseBlock(_ block: Int, of map: beaconfix_level_map, queryLevels: UnsafeBufferPointer<Int16>) -> LevelSums {
+        var sums = LevelSums()
+        guard let levels = map.levels, let pairStart = map.pair_start, let pairColumns = map.pair_columns else { return sums }
+        for pair in pairStart[block]..<pairStart[block + 1] {
+            sums.addPair(
+                levels + pair * 16, first: queryLevels[Int(pairColumns[2 * pair])], second: queryLevels[Int(pairColumns[2 * pair + 1])])
+        }
+        return sums
+    }
+
     /// Calls `body(block, slot, sums)` for every block `blocks` selects, in order; `slot` counts the selected
     /// blocks (where a packed buffer keeps the block's distances).
     @inline(__always)
@@ -407,16 +416,10 @@ struct LevelSums {
                     body(block, slot, sums)
                     slot += 1
                 }
-            case .sparse(let pairStart, let pairColumns):
-                pairColumns.withUnsafeBufferPointer { pairColumns in
+            case .sparse:
+                levels.withKernelMap { kernelMap in
                     for block in blocks.runs.joined() {
-                        var sums = LevelSums()
-                        for pair in pairStart[block]..<pairStart[block + 1] {
-                            sums.addPair(
-                                base + pair * 16, first: queryLevels[Int(pairColumns[2 * pair])],
-                                second: queryLevels[Int(pairColumns[2 * pair + 1])])
-                        }
-                        body(block, slot, sums)
+                        body(block, slot, sparseBlock(block, of: kernelMap.pointee, queryLevels: queryLevels))
                         slot += 1
                     }
                 }

@@ -15,7 +15,7 @@ public enum DenseKernel: Hashable, Sendable {
     /// relinking).
     case blas
     /// A vectorised loop over the compact matrix: a third of the bytes, no library call. The default: it
-    /// measured fastest here with netlib's BLAS and with OpenBLAS (README, "Performance").
+    /// measured fastest here with netlib's BLAS and with OpenBLAS (docs/decisions/2026-11-22-simd-kernel-over-blas.md).
     case simd
 }
 
