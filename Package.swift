@@ -144,8 +144,9 @@ let package = Package(
         // Compiles positiond's openapi.yaml into it, so the binary serves the document it was generated from.
         .plugin(name: "EmbedOpenAPIDocument", capability: .buildTool(), dependencies: ["EmbedText"]),
         .executableTarget(name: "EmbedText", path: "Plugins/EmbedText"),
-        // Scratch folders the test targets share, removed when the test process exits.
-        .target(name: "TestScratch", path: "Tests/TestScratch", swiftSettings: swiftSettings),
+        // What the test targets share: scratch folders removed when the test process exits, the survey
+        // executable run as a user runs it, and `eventually` (polling, never a fixed sleep, before an assertion).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "PositioningTests",
             // ScanFormats reads the shared datasets the accuracy tests measure.
@@ -159,13 +160,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FingerprintStoreTests",
-            dependencies: ["FingerprintStore", "Positioning", "ScanFormats", "TestScratch"],
+            dependencies: ["FingerprintStore", "Positioning", "ScanFormats", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SurveyTests",
             dependencies: [
-                "survey", "FingerprintStore", "Positioning", "ScanFormats", "TestScratch",
+                "survey", "FingerprintStore", "Positioning", "ScanFormats", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -173,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "PositiondTests",
             dependencies: [
-                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "TestScratch", "BeaconfixClient",
+                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "TestSupport", "BeaconfixClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "Yams", package: "Yams"),

@@ -37,7 +37,7 @@ struct App {
         let settings = Settings(reader: reader)
         let problems = settings.problems()
         guard problems.isEmpty else {
-            throw StartupError(message: "invalid settings: \(problems.joined(separator: "; ")) (see positiond's settings in README)")
+            throw StartupError(message: "invalid settings: \(problems.joined(separator: "; ")) (positiond --help lists them)")
         }
 
         // Only the executable bootstraps logging and metrics; the libraries just take a Logger.
@@ -51,7 +51,7 @@ struct App {
         // (the daemon only reads) and never created empty, or a PostgreSQL database the replicas share.
         let store: FingerprintStore
         do {
-            store = try await FingerprintStore.openForReading(location: settings.databasePath, logger: logger)
+            store = try await FingerprintStore.open(location: settings.databasePath, role: .daemon, logger: logger)
         } catch let error as StoreError {
             // The store's errors name a PostgreSQL store without its password; the setting itself is never echoed.
             throw StartupError(message: "\(error)" + (error == .missingDatabase(path: settings.databasePath) ? ", or point --db (POSITIOND_DB) at an existing one" : ""))

@@ -1,6 +1,7 @@
 import Foundation
 @testable import FingerprintStore
 import Testing
+import TestSupport
 
 @Suite("FingerprintStore: transactions that wait hold no thread")
 struct AsyncStoreTests {
@@ -85,7 +86,7 @@ struct AsyncStoreTests {
     /// Polls PostgreSQL's lock table until the advisory lock `key` is held `granted` times and awaited `waiting`
     /// times: each poll is itself a transaction of the same store.
     static func waitUntil(_ backend: PostgresBackend, key: Int64, granted: Int, waiting: Int) async throws {
-        while true {
+        try await eventually("advisory lock \(key) held \(granted) and awaited \(waiting) times", every: .milliseconds(20)) {
             let rows = try await backend.read { transaction in
                 try await transaction.rows(
                     """
@@ -93,8 +94,7 @@ struct AsyncStoreTests {
                     FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = \(key) AND objsubid = 1
                     """)
             }
-            if try rows.first?.integer("granted") == Int64(granted) && rows.first?.integer("waiting") == Int64(waiting) { return }
-            try await Task.sleep(for: .milliseconds(20))
+            return try rows.first?.integer("granted") == Int64(granted) && rows.first?.integer("waiting") == Int64(waiting)
         }
     }
 }

@@ -3,7 +3,7 @@ import ScanFormats
 import Foundation
 import GRDB
 import Positioning
-import TestScratch
+import TestSupport
 
 /// Small venues and surveys for store tests.
 enum StoreFixtures {

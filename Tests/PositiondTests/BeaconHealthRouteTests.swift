@@ -9,6 +9,7 @@ import Positioning
 import ScanFormats
 import Synchronization
 import Testing
+import TestSupport
 
 /// The beacons' health end to end: a walk posted to the tracked route with a beacon dead, the health
 /// service turning it into evidence and states, and what ops and apps see of it.
@@ -45,23 +46,10 @@ struct BeaconHealthRouteTests {
 
     /// Asks `uri` until `done` holds for its JSON, for at most 30 s (the service beats every 50 ms).
     static func poll(_ uri: String, client: some TestClientProtocol, token: String? = nil, until done: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        var json: [String: Any] = [:]
-        for _ in 0..<300 {
-            json = try await client.call(.get, uri, token: token).json
-            if done(json) { break }
-            try await Task.sleep(for: .milliseconds(100))
+        try await eventually("\(uri) answering as expected", timeout: .seconds(30), every: .milliseconds(100)) {
+            let json = try await client.call(.get, uri, token: token).json
+            return done(json) ? json : nil
         }
-        return json
-    }
-
-    /// Waits until `condition` holds, for at most `seconds`.
-    static func waitUntil(seconds: Int, _ condition: @Sendable () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("condition not met within \(seconds) s")
     }
 
     static func beacon(_ label: String, in report: [String: Any]) -> [String: Any]? {
@@ -86,7 +74,7 @@ struct BeaconHealthRouteTests {
                         }
                     }
                 }
-                try await Self.waitUntil(seconds: 10) { inbox.all.contains { $0["type"] as? String == "subscribed" } }
+                try await eventually("subscribed", timeout: .seconds(10)) { inbox.all.contains { $0["type"] as? String == "subscribed" } }
                 // Before any evidence every beacon is listed, with nothing concluded
                 let before = try await client.call(.get, "/v1/venues/demo-hall/beacons")
                 #expect(before.status == .ok)
@@ -114,7 +102,7 @@ struct BeaconHealthRouteTests {
                 let history = try await client.call(.get, "/v1/venues/demo-hall/beacons/history").json
                 let changes = history["changes"] as? [[String: Any]] ?? []
                 #expect(changes.contains { $0["label"] as? String == "G7" && $0["to"] as? String == "silent" })
-                try await Self.waitUntil(seconds: 30) { inbox.all.contains { $0["type"] as? String == "beacon" && $0["to"] as? String == "silent" } }
+                try await eventually("a beacon message naming it silent", timeout: .seconds(30)) { inbox.all.contains { $0["type"] as? String == "beacon" && $0["to"] as? String == "silent" } }
                 group.cancelAll()
                 let message = try #require(inbox.all.first { $0["type"] as? String == "beacon" && $0["to"] as? String == "silent" })
                 #expect(message["label"] as? String == "G7")

@@ -12,7 +12,7 @@ import Positioning
 @testable import positiond
 import Synchronization
 import Testing
-import TestScratch
+import TestSupport
 
 /// Defects found by playing a hostile client and an unlucky operator, each guarded here.
 @Suite("positiond hardening: credentials, clocks, readings, watcher, live caps")
@@ -191,21 +191,16 @@ struct HardeningTests {
             // And the key is revoked
             _ = try await store.revokeKey(id: key.key.id)
             // Then the revocation takes effect within a few polls
-            var status = HTTPResponse.Status.ok
-            for _ in 0..<50 where status != .unauthorized {
-                try await Task.sleep(for: .milliseconds(100))
-                status = try await client.call(.get, "/v1/venues", token: key.token).status
+            try await eventually("the revoked key refused", every: .milliseconds(100)) {
+                try await client.call(.get, "/v1/venues", token: key.token).status == .unauthorized
             }
-            #expect(status == .unauthorized)
             // And a key created meanwhile is picked up, while the venue is still served at its last good revision
             let fresh = try await store.createKey(name: "ops", scope: .locate)
-            var located: TestResponse?
-            for _ in 0..<50 where located?.status != .ok {
-                try await Task.sleep(for: .milliseconds(100))
-                located = try await client.call(.post, "/v1/venues/demo-hall/locate", body: try Self.body(), token: fresh.token)
+            let located = try await eventually("a locate with the new key", every: .milliseconds(100)) {
+                let answer = try await client.call(.post, "/v1/venues/demo-hall/locate", body: try Self.body(), token: fresh.token)
+                return answer.status == .ok ? answer : nil
             }
-            #expect(located?.status == .ok)
-            #expect(located?.json["revision"] as? Int == revision)
+            #expect(located.json["revision"] as? Int == revision)
         }
     }
 
@@ -230,9 +225,8 @@ struct HardeningTests {
                 gate.opened.store(2, ordering: .sequentiallyConsistent)
             }
             holder.start()
-            let holding = ContinuousClock.now + .seconds(30)
-            while gate.opened.load(ordering: .sequentiallyConsistent) == 0, ContinuousClock.now < holding {
-                try await Task.sleep(for: .milliseconds(10))
+            try await eventually("the reader held", timeout: .seconds(30), every: .milliseconds(10)) {
+                gate.opened.load(ordering: .sequentiallyConsistent) != 0
             }
             // When many requests that read the database arrive, then a liveness check
             try await withThrowingTaskGroup(of: Void.self) { group in

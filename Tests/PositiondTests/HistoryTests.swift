@@ -6,6 +6,7 @@ import Positioning
 @testable import positiond
 import ScanFormats
 import Testing
+import TestSupport
 
 /// The visitor history end to end: simulated visitors walk demo-hall through positiond's tracked route, the
 /// history writer stores what they did, and the analytics routes answer what the script says happened.
@@ -41,13 +42,10 @@ struct HistoryTests {
 
     /// Asks `uri` until `done` holds for its JSON (the writer runs every 100 ms), for at most 10 s.
     static func poll(_ uri: String, client: some TestClientProtocol, until done: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        var json: [String: Any] = [:]
-        for _ in 0..<100 {
-            json = try await client.call(.get, uri).json
-            if done(json) { break }
-            try await Task.sleep(for: .milliseconds(100))
+        try await eventually("\(uri) answering as expected", every: .milliseconds(100)) {
+            let json = try await client.call(.get, uri).json
+            return done(json) ? json : nil
         }
-        return json
     }
 
     static func nearestRank(_ values: [Double], _ fraction: Double) -> Double {
@@ -88,19 +86,23 @@ struct HistoryTests {
         try await app.test(.live) { client in
             // When their phones post their samples
             try await Self.post(visitors, client: client)
-            // (the writer runs every 100 ms: let it take the last samples' changes)
-            try await Task.sleep(for: .milliseconds(600))
 
             // Then presence counts all six, at the Entrance, once the writer has run: seen in the 300 s before the
             // script's end, however long the posting took (a full parallel test run starves it for minutes)
             let window = 300 + Int((Date().timeIntervalSince1970 - now).rounded(.up)) + 5
-            let presence = try await Self.poll("/v1/venues/demo-hall/analytics/presence?window=\(window)", client: client) { ($0["total"] as? Int) == 6 }
+            let presence = try await Self.poll("/v1/venues/demo-hall/analytics/presence?window=\(window)", client: client) {
+                ($0["total"] as? Int) == 6 && ($0["zones"] as? [[String: Any]])?.first?["zone"] as? String == "Entrance"
+            }
             #expect(presence["total"] as? Int == 6)
             #expect((presence["zones"] as? [[String: Any]])?.first?["zone"] as? String == "Entrance")
 
             // And dwell per zone has the script's visits, medians and 90th percentiles within one trace interval
             let period = "from=\(Int(start - 60))&to=\(Self.query(Date(timeIntervalSince1970: now + 60).ISO8601Format()))"
-            let dwell = try await client.call(.get, "/v1/venues/demo-hall/analytics/dwell?\(period)").json
+            // (once the writer has written every visit: the last samples' changes may come a run after presence)
+            let scripted = truth.flatMap { $0 }.count
+            let dwell = try await Self.poll("/v1/venues/demo-hall/analytics/dwell?\(period)", client: client) { answer in
+                (answer["zones"] as? [[String: Any]] ?? []).compactMap { $0["visits"] as? Int }.reduce(0, +) >= scripted
+            }
             let measured = Dictionary(uniqueKeysWithValues: (dwell["zones"] as? [[String: Any]] ?? []).map { ($0["zone"] as! String, $0) })
             for zone in ["Entrance", "Main hall", "Bar"] {
                 let durations = truth.flatMap { $0 }.filter { $0.zone == zone }.map { $0.exitedAt - $0.enteredAt }
@@ -166,7 +168,7 @@ struct HistoryTests {
     func recordingSwitchAndRefusals() async throws {
         // Given demo-hall served from a file opened read-only, as positiond opens it, its recording switched off through the API
         let written = try await TestEnvironment.demoStore()
-        let store = try FingerprintStore.openForReading(path: written.path, logger: TestEnvironment.logger)
+        let store = try FingerprintStore.open(path: written.path, role: .daemon, logger: TestEnvironment.logger)
         let app = try await TestEnvironment.app(store: store, settings: Self.settings())
         let walk = try TestEnvironment.walk
         let now = Date().timeIntervalSince1970.rounded()

@@ -10,6 +10,7 @@ import Positioning
 @testable import positiond
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("positiond live feed and revisions")
 struct LiveTests {
@@ -45,19 +46,19 @@ struct LiveTests {
                         }
                     }
                 }
-                try await waitUntil { inbox.types().contains("subscribed") }
+                try await eventually("subscribed", timeout: .seconds(5)) { inbox.types().contains("subscribed") }
                 // When phone-1 posts samples, and another phone too
                 for line in walk[0..<6] {
                     let response = try await client.call(.post, "/v1/venues/demo-hall/devices/phone-1/samples", body: TestEnvironment.body([line]))
                     #expect(response.status == .ok)
                 }
                 _ = try await client.call(.post, "/v1/venues/demo-hall/devices/phone-2/samples", body: TestEnvironment.body([walk[0]]))
-                try await waitUntil { inbox.types().contains("zone") }
+                try await eventually("a zone message", timeout: .seconds(5)) { inbox.types().contains("zone") }
                 // And a beacon is replaced through the store while the daemon runs
                 let old = try BeaconID(parsing: "\(SimulatedVenues.uuid):1:5")
                 let new = try BeaconID(parsing: "\(SimulatedVenues.uuid):9:5")
                 _ = try await store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
-                try await waitUntil { inbox.types().contains("revision") }
+                try await eventually("a revision message", timeout: .seconds(5)) { inbox.types().contains("revision") }
                 try await group.waitForAll()
             }
         }
@@ -101,7 +102,7 @@ struct LiveTests {
             // When the beacon is replaced through the store
             _ = try await store.replaceBeacon(ReplacementRequest(venue: "demo-hall", old: old, new: new), scale: PositioningConfiguration.defaultScale)
             // Then within a few polls the next locate reports revision 3 and matches the new beacon
-            try await waitUntil {
+            try await eventually("a locate at revision 4", timeout: .seconds(5)) {
                 let response = try await client.call(.post, "/v1/venues/demo-hall/locate", body: body)
                 return response.json["revision"] as? Int == 4
             }
@@ -161,7 +162,7 @@ struct LiveTests {
                         }
                     }
                 }
-                try await waitUntil { inbox.types().contains("subscribed") }
+                try await eventually("subscribed", timeout: .seconds(5)) { inbox.types().contains("subscribed") }
                 // When phone-g posts three samples (the socket closes at the first position)
                 for line in walk[0..<3] {
                     _ = try await client.call(.post, "/v1/venues/demo-hall/devices/phone-g/samples", body: TestEnvironment.body([line]))
@@ -197,7 +198,7 @@ struct LiveTests {
                         }
                     }
                 }
-                try await waitUntil { venueWide.types().contains("subscribed") && follower.types().contains("subscribed") }
+                try await eventually("both subscribed", timeout: .seconds(5)) { venueWide.types().contains("subscribed") && follower.types().contains("subscribed") }
                 // When a session is opened and stores three batches, the first sent twice
                 let opened = try await client.call(.post, "/v1/venues/demo-hall/survey/sessions", body: #"{"operator": "ana"}"#)
                 let session = try #require(opened.json["id"] as? String)
@@ -211,7 +212,7 @@ struct LiveTests {
                 try await post(0)
                 try await post(1)
                 try await post(2)
-                try await waitUntil { venueWide.all.filter { $0["type"] as? String == "survey" }.count >= 3 }
+                try await eventually("three survey messages", timeout: .seconds(5)) { venueWide.all.filter { $0["type"] as? String == "survey" }.count >= 3 }
                 // Then the venue-wide socket got one survey message per stored batch, in order
                 let messages = venueWide.all.filter { $0["type"] as? String == "survey" }
                 #expect(messages.count == 3)
@@ -266,7 +267,7 @@ struct LiveTests {
                             }
                         }
                     }
-                    try await waitUntil { onB.types().contains("subscribed") }
+                    try await eventually("subscribed on replica B", timeout: .seconds(5)) { onB.types().contains("subscribed") }
                     let opened = try await clientA.call(.post, "/v1/venues/demo-hall/survey/sessions", body: #"{"operator": "ana"}"#)
                     let session = try #require(opened.json["id"] as? String)
                     var batch = 0
@@ -300,7 +301,7 @@ struct LiveTests {
                     @Sendable func ours() -> [[String: Any]] {
                         surveyMessages().filter { (($0["session"] as? [String: Any])?["batches"] as? Int ?? 0) > probes }
                     }
-                    try await waitUntil { ours().count >= 2 }
+                    try await eventually("two of our messages", timeout: .seconds(5)) { ours().count >= 2 }
                     // Then B's venue-wide socket gets the first whole, with its 5 places, and the second compact, marked partial
                     let messages = ours()
                     #expect(messages.map { ($0["session"] as? [String: Any])?["batches"] as? Int } == [probes + 1, probes + 2])
@@ -323,14 +324,5 @@ struct LiveTests {
     struct BatchBody: Encodable {
         var batch_id: String
         var samples: [ScanLine]
-    }
-
-    func waitUntil(_ condition: @Sendable () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("condition not met within 5 s")
     }
 }

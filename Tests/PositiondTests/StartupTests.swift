@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
-import TestScratch
+import TestSupport
 
 /// positiond started as an operator starts it, on every way start-up can fail: one clear line, exit 1.
 @Suite("positiond start-up failures")
@@ -142,11 +142,9 @@ struct StartupTests {
         try process.run()
         defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
         // Then it loads the venue and listens while the transaction is still open
-        let deadline = Date().addingTimeInterval(8)
-        var log = ""
-        while Date() < deadline, !log.contains("listening"), process.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
-            log = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
+        let log = try await eventually("positiond listening", timeout: .seconds(8), every: .milliseconds(100)) {
+            let log = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
+            return log.contains("listening") || !process.isRunning ? log : nil
         }
         #expect(log.contains("radio map loaded") && log.contains("listening"), "\(log)")
         #expect(process.isRunning)

@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Positioning
 @testable import positiond
 import ScanFormats
-import TestScratch
+import TestSupport
 import Testing
 
 /// Survey sessions over HTTP, end to end: a surveyor's app (through the generated client) records the demo
@@ -101,7 +101,7 @@ struct SurveySessionTests {
                 // And the venue is re-tuned in the background: a tuning stored at the recorded revision, and the
                 // replica serves the revision after it
                 let tuned = try #require(committed.revision).advanced(by: 1)
-                try await waitUntil(seconds: 120) {
+                try await eventually("the re-tuned revision served", timeout: .seconds(120), every: .milliseconds(200)) {
                     try await onReplica.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision >= tuned
                 }
                 await #expect(try primaryStore.tuning(of: "demo-hall")?.result != nil)
@@ -121,7 +121,7 @@ struct SurveySessionTests {
         let writer = try await TestEnvironment.demoStore()
         let locateKey = try await writer.createKey(name: "app", scope: .locate)
         let surveyKey = try await writer.createKey(name: "surveyor", scope: .survey)
-        let store = try FingerprintStore.openForReading(path: writer.path, logger: TestEnvironment.logger)
+        let store = try FingerprintStore.open(path: writer.path, role: .daemon, logger: TestEnvironment.logger)
         let app = try await TestEnvironment.app(store: store)
         try await app.test(.live) { raw in
             let server = URL(string: "http://127.0.0.1:\(try #require(raw.port))")!
@@ -169,7 +169,7 @@ struct SurveySessionTests {
             // Then it is recorded, and the daemon serves the re-tuned revision after it
             #expect(committed.fingerprints == 12)
             let tuned = try #require(committed.revision) + 1
-            try await waitUntil(seconds: 120) {
+            try await eventually("the re-tuned revision served", timeout: .seconds(120), every: .milliseconds(200)) {
                 try await asSurveyor.getVenue(path: .init(venue: "demo-hall")).ok.body.json.revision >= tuned
             }
             await #expect(try writer.tuning(of: "demo-hall")?.revision == tuned)
@@ -183,7 +183,7 @@ struct SurveySessionTests {
         let writer = try FingerprintStore.open(path: scratch.appendingPathComponent("venue.sqlite").path, logger: TestEnvironment.logger)
         try await Self.importDemoVenue(into: writer)
         let key = try await writer.createKey(name: "surveyor", scope: .survey)
-        let store = try FingerprintStore.openForReading(path: writer.path, logger: TestEnvironment.logger)
+        let store = try FingerprintStore.open(path: writer.path, role: .daemon, logger: TestEnvironment.logger)
         let venue = try SimulatedVenues.demoHall(seed: 7)
         var generator = SeededGenerator(seed: 11)
         let stops = venue.definition.spots.map { SimulatedStop(name: $0.name, x: $0.x, y: $0.y, floor: $0.floor) }
@@ -246,14 +246,5 @@ struct SurveySessionTests {
             #expect(committed.placement?.afterLastCheckpoint == source.walkPlacements.afterLastCheckpoint)
             await #expect(try writer.venue("demo-hall").fingerprints == reference.venue("demo-hall").fingerprints)
         }
-    }
-
-    func waitUntil(seconds: Int, _ condition: @Sendable () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        Issue.record("condition not met within \(seconds) s")
     }
 }

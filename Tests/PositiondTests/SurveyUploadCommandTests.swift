@@ -6,7 +6,7 @@ import Positioning
 @testable import positiond
 import ScanFormats
 import Testing
-import TestScratch
+import TestSupport
 
 /// `survey upload`, the real binary, against a real positiond on a real socket: a scan log sent as a
 /// survey session through the generated client, stopped half way and resumed.

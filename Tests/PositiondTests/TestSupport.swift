@@ -11,7 +11,7 @@ import Positioning
 @testable import positiond
 import Prometheus
 import Testing
-import TestScratch
+import TestSupport
 
 /// Process-wide test set-up: swift-metrics can be bootstrapped once per process, as an executable would.
 enum TestEnvironment {

@@ -4,7 +4,7 @@ import Testing
 
 /// Accuracy on real, labelled recordings (../shared/datasets, outside the repository), with the
 /// configuration `survey tune` chooses from each survey alone: test.jsonl is read only once the
-/// configuration is fixed, and only to report (README, "Accuracy").
+/// configuration is fixed, and only to report (docs/accuracy.md).
 @Suite("Accuracy on the shared datasets, tuned from their surveys", .enabled(if: SharedDatasets.available, "../shared/datasets is absent"))
 struct AccuracyTests {
     struct Figures {
@@ -89,7 +89,7 @@ struct AccuracyTests {
     /// The datasets with a test walk; the single-scan mean the tuned matcher must reach as a share of the
     /// best plain k-NN's, and the replay mean as a share of k-NN on the same samples the tracker merges
     /// (both on the queries both located; k chosen on the test walk, which flatters k-NN). The aims are
-    /// 1.00 (never worse) and 0.85; kolakowski-flat does not reach them yet (README, "Accuracy") and is held
+    /// 1.00 (never worse) and 0.85; kolakowski-flat does not reach them yet (docs/accuracy.md) and is held
     /// to what it reaches, so that it cannot get worse unnoticed.
     static let walks: [(dataset: String, single: Double, replay: Double)] = [
         ("uji-geo-p4", 0.85, 0.85), ("uji-geo-p12", 0.85, 0.85), ("uji-geo-p20", 0.90, 0.85), ("kolakowski-flat", 1.10, 1.10),
@@ -120,7 +120,7 @@ struct AccuracyTests {
         // single scans and tracked answers. Calibrated on cross-validation that imitates live phones (spot
         // left out, phone at its spot, session left out where there are several), it holds 65% to 69% on
         // kolakowski-flat and 76% to 88% on UJI, whose leave-one-spot-out holes are wider than the gaps between
-        // its test points and their spots (README, "Accuracy"): above the 76% aimed at, held here to what it reaches.
+        // its test points and their spots (docs/accuracy.md): above the 76% aimed at, held here to what it reaches.
         for report in [figures.single.report, figures.replay.report] {
             let within = try #require(report.withinAccuracy)
             #expect(within >= 0.60 && within <= 0.90, "\(within)")

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import Positioning
 import Testing
-import TestScratch
+import TestSupport
 
 /// `survey beacons`, `survey evaluate --adapt` with faults, and `replace-beacon accept`, end to end on
 /// demo-hall, as separate processes on a real SQLite database.

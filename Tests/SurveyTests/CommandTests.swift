@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Positioning
 import Testing
-import TestScratch
+import TestSupport
 
 /// The survey command end to end, as a separate process on real files and a real SQLite database.
 @Suite("survey: commands end to end")

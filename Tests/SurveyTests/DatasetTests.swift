@@ -2,7 +2,7 @@ import ScanFormats
 import Foundation
 import Positioning
 import Testing
-import TestScratch
+import TestSupport
 
 /// ../shared/datasets/uji-geo-p12, outside the repository.
 enum UJIDataset {

@@ -2,7 +2,7 @@ import FingerprintStore
 import Foundation
 import Logging
 import Testing
-import TestScratch
+import TestSupport
 
 /// `survey --db postgres://…`: the commands ops run against a cluster's store, as a separate process on a
 /// real PostgreSQL (BEACONFIX_TEST_POSTGRES, which `make test` starts with scripts/with-postgres.sh).

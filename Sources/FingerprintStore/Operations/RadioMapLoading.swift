@@ -1,5 +1,3 @@
-import GRDB
-import GRDBSQLite
 public import Positioning
 
 /// A venue's survey as of one revision: what the daemon and the CLI build a ``RadioMap`` from.

@@ -1,5 +1,4 @@
 public import Foundation
-import GRDB
 
 /// Devices present in a venue now: seen within the window, by the zone of their newest sighting.
 public struct PresenceReport: Hashable, Sendable, Codable {

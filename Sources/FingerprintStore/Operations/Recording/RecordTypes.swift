@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 public import Positioning
 
 /// How `record` turns a survey log into fingerprints.
