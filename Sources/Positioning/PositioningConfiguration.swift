@@ -2,7 +2,7 @@
 /// and the benchmarks share.
 ///
 /// ``init()`` gives the configuration of a venue that was never tuned; a tuned venue's configuration is
-/// ``TunedConfiguration/positioning(base:)`` (see README, "Accuracy").
+/// ``TunedConfiguration/positioning(base:)`` (docs/accuracy.md).
 public struct PositioningConfiguration: Sendable {
     /// How samples become fingerprints (cleaning, relative-power scale).
     public var builder: FingerprintBuilder

@@ -90,7 +90,7 @@ public struct DeviceTracker: Sendable {
     ///
     /// After more than ``TrackerConfiguration/silenceReset`` seconds of silence the window starts afresh
     /// with this sample and the smoother restarts at its measurement. A sample more than that *older*
-    /// than the newest one restarts the whole track (see the clock policy in README): one wrong time
+    /// than the newest one restarts the whole track (docs/api.md, the tracker's clock): one wrong time
     /// must not freeze a device. Positions (raw and smoothed) are
     /// kept inside the bounding box of the floor's spots enlarged by ``TrackerConfiguration/extentMargin``.
     ///

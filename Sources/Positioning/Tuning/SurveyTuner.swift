@@ -49,7 +49,7 @@ public struct EstimatorChoice: Hashable, Sendable, Codable, CustomStringConverti
     }
 }
 
-/// What the tuner tries: documented in README ("Accuracy"), chosen from survey-only cross-validation
+/// What the tuner tries: documented in docs/accuracy.md, chosen from survey-only cross-validation
 /// over the shared datasets, never from a test walk. Every map candidate (window × metric) is scored with
 /// every estimator: the whole grid, not a descent that could stop in a local optimum.
 public struct TuningSearchSpace: Hashable, Sendable, Codable {

@@ -106,11 +106,11 @@ public struct TunedConfiguration: Codable, Hashable, Sendable {
     }
 
     /// What a venue that was never tuned uses: what `survey tune` chose most often on the shared datasets'
-    /// surveys (cross-validation only; README, "Accuracy"): the dB metric with penalties 2/1 and offset
+    /// surveys (cross-validation only; docs/accuracy.md): the dB metric with penalties 2/1 and offset
     /// shrinkage 4, whole runs as references, 16 fingerprint neighbours weighted 1/d⁴, 2 s of tracked
     /// samples with smoothing gain 0.7. No `unknown` threshold and an uncalibrated radius: both depend on
-    /// the venue. The exact beacon index: the strongest-beacon search keeps only about half of this metric's
-    /// 32 nearest spots on large synthetic venues (README, "Performance").
+    /// the venue. The exact beacon index: the strongest-beacon search keeps too few of this metric's 32
+    /// nearest spots on large synthetic venues (docs/decisions/2026-11-26-strongest-beacon-search-where-measured.md).
     public static let untuned = TunedConfiguration(
         metric: .decibelOffset(floor: -100, queryOnly: 2, referenceOnly: 1, offsetShrinkage: 4),
         referenceWindow: .wholeRun, neighbours: .fingerprints, spotBest: 1, neighbourCount: 16, weightingPower: 4,

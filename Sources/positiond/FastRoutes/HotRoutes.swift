@@ -10,7 +10,7 @@ import Positioning
 /// types (`SamplesRequest`, `Locate`, `Device`); what differs is the path between the bytes and those
 /// types. The generated server buffers the body into an array, decodes it with JSONDecoder and encodes
 /// the answer with JSONEncoder into an async body: on these routes that cost more than 10% of the
-/// throughput (README, "Load"). Here the single-pass parser reads the body and ``JSONWriter`` writes
+/// throughput (docs/decisions/2026-11-23-hot-routes-by-hand.md). Here the single-pass parser reads the body and ``JSONWriter`` writes
 /// the answer, byte for byte what JSONEncoder would write.
 extension PositiondAPI {
     /// Registers both on `group`, the authenticated `/v1/venues`.
