@@ -2,11 +2,11 @@
 # Every benchmark of Benchmarks/ built and run briefly, so none can rot unseen: BEACONFIX_BENCHMARK_SMOKE=1
 # cuts each to 2 iterations with no warm-up (the tuning benchmark to one tuning of a survey a tenth of the
 # size), and the Matcher's `large` and `campus` venues to a tenth of the size a benchmark names (it is then
-# named after the size it uses), except two benchmarks that build the full 1,000,000-fingerprint `large`
-# venue: the radio map build and the narrowest strongest-beacon locate. So a map of that size is still
-# built and searched here, and a benchmark that crashes on its data fails here. Simulating that venue takes about 2 minutes,
-# in every benchmark's own process: at full size for all six of its benchmarks, the Matcher's smoke run
-# took 19 of this script's 30 minutes. The figures of a smoke run mean nothing; docs/performance-notebook.md gives
+# named after the size it uses), except the narrowest strongest-beacon locate, which builds the full
+# 1,000,000-fingerprint `large` venue. So a map of that size is still built and searched here, and a
+# benchmark that crashes on its data fails here. Simulating that venue takes about 2 minutes, in every
+# benchmark's own process: at full size for all six of its benchmarks, the Matcher's smoke run took 19 of
+# this script's 30 minutes. The figures of a smoke run mean nothing; Benchmarks/README.md gives
 # the real ones and the command behind them. A build failure, a crash or a failed benchmark fails the script.
 #
 # The Benchmarks package builds in the main package's scratch folder (../.build) with `make test`'s flags

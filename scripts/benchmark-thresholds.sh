@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The benchmark figures CI holds the code to, kept as data in Benchmarks/Thresholds/:
+#   - allocations per locate (malloc counts, the same on every machine): ordo-one/benchmark's threshold
+#     files in Thresholds/allocations/, at most the recorded count;
+#   - the tuner's locate at 100,000 fingerprints against a fixed loop (a 48 MB read and an integer loop)
+#     timed in turns with it, in thousandths: a ratio, since the build VMs drift by 20 to 40% between runs
+#     and a drift slows both alike. Its median over the run may exceed the recorded one by 15% at most
+#     (a run's median moved by up to 7% here; its p90 by up to 27%, after a build). The ratio depends on
+#     the CPU's loops, so it is recorded per CPU: Thresholds/cpu/<vendor>-<family>-<model>-<vector loop>.json.
+# A CPU with no recorded ratio has its allocations checked and its ratio printed, with the command that
+# records it. A regression fails; a figure better than its threshold by more than the tolerance asks for
+# it to be recorded again.
+#
+#   scripts/benchmark-thresholds.sh            check (CI)
+#   scripts/benchmark-thresholds.sh --update   record this machine's figures as the thresholds (commit them)
+#
+# Builds in make test's scratch folder with its flags (as scripts/benchmark-smoke.sh), so only the
+# benchmark package compiles. About 2 minutes, most of it simulating the 100,000-fingerprint venue.
+set -euo pipefail
+cd "$(dirname "$0")/../Benchmarks"
+case ${1:-check} in
+    check | --check) operation=check ;;
+    update | --update) operation=update ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: $0 [--update]" >&2; exit 2 ;;
+esac
+field() { awk -F': ' -v name="$1" '$1 ~ "^"name"[ \t]*$" { print $2; exit }' /proc/cpuinfo | tr -c 'A-Za-z0-9\n' '-'; }
+loop=portable
+grep -qw avx2 /proc/cpuinfo && loop=avx2
+grep -qw avx512_vnni /proc/cpuinfo && loop=avx512vnni
+cpu="$(field vendor_id)-$(field 'cpu family')-$(field model)-$loop"
+shared_build=(--scratch-path ../.build -Xswiftc -enable-testing --disable-sandbox --allow-writing-to-package-directory)
+gate='locate against a fixed loop.*'
+allocations='allocations per locate.*, (1000|100000) fingerprints, .*'
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# One operation over one set of benchmarks and one thresholds folder; its output kept in $log.
+run() {
+    local path=$1
+    shift
+    local status=0
+    swift package "${shared_build[@]}" benchmark thresholds "$operation" --target Matcher "$@" --path "$(realpath "$path")" \
+        --no-progress >"$log" 2>&1 || status=$?
+    return "$status"
+}
+
+# The gate's median (p50) in thousandths, from a run's text table (p0, p25, p50, ... after the name).
+gate_median() {
+    swift package "${shared_build[@]}" benchmark --target Matcher --filter "$gate" --no-progress >"$log" 2>&1 \
+        || { tail -n 60 "$log"; echo "benchmark thresholds: the locate gate did not run" >&2; return 1; }
+    awk -F'│' '/locate time per fixed loop, thousandths/ { gsub(/ /, "", $4); print $4; exit }' "$log"
+}
+
+if [ "$operation" = update ]; then
+    mkdir -p Thresholds/allocations Thresholds/cpu
+    run Thresholds/allocations --filter "$allocations" || { tail -n 60 "$log"; exit 1; }
+    median=$(gate_median)
+    printf '{\n  "benchmark": "%s",\n  "metric": "locate time per fixed loop, thousandths",\n  "p50": %s\n}\n' \
+        "$gate" "$median" >"Thresholds/cpu/$cpu.json"
+    echo "Recorded Thresholds/allocations and Thresholds/cpu/$cpu.json:"
+    grep -H . Thresholds/allocations/*.json "Thresholds/cpu/$cpu.json"
+    exit 0
+fi
+
+# Allocations: measured into a scratch folder the same way and compared file by file (the benchmark tool's
+# own check looks for the files under the benchmarks' raw names, which it never writes).
+measured=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$measured"' EXIT
+operation=update
+run "$measured" --filter "$allocations" || { tail -n 60 "$log"; echo "benchmark thresholds: the allocation benchmarks did not run"; exit 1; }
+median=$(gate_median)
+python3 - "$measured" "$cpu" "$median" <<'PY'
+import json, os, sys
+measured, cpu, median = sys.argv[1], sys.argv[2], int(sys.argv[3])
+tolerances = json.load(open("Thresholds/tolerances.json"))
+failed = False
+def verdict(name, metric, value, threshold, percent):
+    global failed
+    limit = threshold * (1 + percent / 100)
+    ok = value is not None and value <= limit
+    failed |= not ok
+    better = " (better by more than the tolerance: record it again)" if value is not None and value < threshold * (1 - percent / 100) else ""
+    print(f"{'ok' if ok else 'FAIL':4} {name}: {metric} {value}, threshold {threshold} + {percent}%{better}")
+for name in sorted(os.listdir("Thresholds/allocations")):
+    if not name.endswith(".p90.json"):
+        continue
+    path = os.path.join(measured, name)
+    if not os.path.exists(path):
+        print(f"FAIL {name}: not measured (renamed or removed? record again with --update)")
+        failed = True
+        continue
+    now = json.load(open(path))
+    for metric, threshold in json.load(open(os.path.join("Thresholds/allocations", name))).items():
+        verdict(name[:-9], metric + " p90", now.get(metric), threshold, tolerances[metric])
+recorded = os.path.join("Thresholds/cpu", cpu + ".json")
+if os.path.exists(recorded):
+    gate = json.load(open(recorded))
+    verdict("locate against a fixed loop, 100000 fingerprints, large", gate["metric"] + " p50", median, gate["p50"], tolerances[gate["metric"]])
+else:
+    print(f"no locate threshold recorded for CPU {cpu}: this run's median ratio is {median} thousandths")
+    print(f"To hold this CPU to it: scripts/benchmark-thresholds.sh --update, then commit Benchmarks/Thresholds/cpu/{cpu}.json")
+print("benchmark thresholds: " + ("REGRESSED" if failed else "within the thresholds"))
+sys.exit(1 if failed else 0)
+PY
