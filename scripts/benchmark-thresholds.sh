@@ -35,26 +35,28 @@ allocations='allocations per locate.*, (1000|100000) fingerprints, .*'
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-# One operation over one set of benchmarks and one thresholds folder; its output kept in $log.
-run() {
+# Measures the benchmarks matching `--filter`s into a folder of threshold files (p90 a metric), as
+# `thresholds update` writes them; its output kept in $log.
+record() {
     local path=$1
     shift
-    local status=0
-    swift package "${shared_build[@]}" benchmark thresholds "$operation" --target Matcher "$@" --path "$(realpath "$path")" \
-        --no-progress >"$log" 2>&1 || status=$?
-    return "$status"
+    swift package "${shared_build[@]}" benchmark thresholds update --target Matcher "$@" --path "$(realpath "$path")" \
+        --no-progress >"$log" 2>&1
 }
 
 # The gate's median (p50) in thousandths, from a run's text table (p0, p25, p50, ... after the name).
 gate_median() {
+    local median
     swift package "${shared_build[@]}" benchmark --target Matcher --filter "$gate" --no-progress >"$log" 2>&1 \
-        || { tail -n 60 "$log"; echo "benchmark thresholds: the locate gate did not run" >&2; return 1; }
-    awk -F'│' '/locate time per fixed loop, thousandths/ { gsub(/ /, "", $4); print $4; exit }' "$log"
+        || { tail -n 60 "$log" >&2; echo "benchmark thresholds: the locate gate did not run" >&2; return 1; }
+    median=$(awk -F'│' '/locate time per fixed loop, thousandths/ { gsub(/ /, "", $4); print $4; exit }' "$log")
+    [[ $median =~ ^[0-9]+$ ]] || { tail -n 60 "$log" >&2; echo "benchmark thresholds: no median in the gate's output" >&2; return 1; }
+    echo "$median"
 }
 
 if [ "$operation" = update ]; then
     mkdir -p Thresholds/allocations Thresholds/cpu
-    run Thresholds/allocations --filter "$allocations" || { tail -n 60 "$log"; exit 1; }
+    record Thresholds/allocations --filter "$allocations" || { tail -n 60 "$log"; exit 1; }
     median=$(gate_median)
     printf '{\n  "benchmark": "%s",\n  "metric": "locate time per fixed loop, thousandths",\n  "p50": %s\n}\n' \
         "$gate" "$median" >"Thresholds/cpu/$cpu.json"
@@ -67,8 +69,7 @@ fi
 # own check looks for the files under the benchmarks' raw names, which it never writes).
 measured=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$measured"' EXIT
-operation=update
-run "$measured" --filter "$allocations" || { tail -n 60 "$log"; echo "benchmark thresholds: the allocation benchmarks did not run"; exit 1; }
+record "$measured" --filter "$allocations" || { tail -n 60 "$log"; echo "benchmark thresholds: the allocation benchmarks did not run"; exit 1; }
 median=$(gate_median)
 python3 - "$measured" "$cpu" "$median" <<'PY'
 import json, os, sys
