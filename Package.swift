@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "Positioning", targets: ["Positioning"]),
         .library(name: "ScanFormats", targets: ["ScanFormats"]),
+        .library(name: "VenueSimulator", targets: ["VenueSimulator"]),
         .library(name: "FingerprintStore", targets: ["FingerprintStore"]),
         .executable(name: "positiond", targets: ["positiond"]),
         .executable(name: "survey", targets: ["survey"]),
@@ -62,11 +63,18 @@ let package = Package(
             dependencies: ["CBLAS", "MatcherHints", "MatcherKernels"],
             swiftSettings: swiftSettings
         ),
-        // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder),
-        // the simulator that writes them, and the threads they bring: Positioning stays pure maths.
+        // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder)
+        // and the threads they bring: Positioning stays pure maths.
         .target(
             name: "ScanFormats",
             dependencies: ["Positioning"],
+            swiftSettings: swiftSettings
+        ),
+        // The propagation simulator (venues, surveys, walks, visitors, floor plans): an offline tool for the
+        // tests, the benchmarks and `survey simulate`; positiond does not link it.
+        .target(
+            name: "VenueSimulator",
+            dependencies: ["Positioning", "ScanFormats"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -120,6 +128,8 @@ let package = Package(
                 "FingerprintStore",
                 "Positioning",
                 "ScanFormats",
+                // survey simulate.
+                "VenueSimulator",
                 // survey upload sends a log to a remote positiond through the generated client.
                 "BeaconfixClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -150,17 +160,17 @@ let package = Package(
         .testTarget(
             name: "PositioningTests",
             // ScanFormats reads the shared datasets the accuracy tests measure.
-            dependencies: ["Positioning", "ScanFormats"],
+            dependencies: ["Positioning", "ScanFormats", "VenueSimulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ScanFormatsTests",
-            dependencies: ["ScanFormats", "Positioning", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["ScanFormats", "VenueSimulator", "Positioning", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FingerprintStoreTests",
-            dependencies: ["FingerprintStore", "Positioning", "ScanFormats", "TestSupport"],
+            dependencies: ["FingerprintStore", "Positioning", "ScanFormats", "VenueSimulator", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -174,7 +184,7 @@ let package = Package(
         .testTarget(
             name: "PositiondTests",
             dependencies: [
-                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "TestSupport", "BeaconfixClient",
+                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "VenueSimulator", "TestSupport", "BeaconfixClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "Yams", package: "Yams"),

@@ -14,7 +14,10 @@ let package = Package(
         /// Radio maps of any size from the propagation simulator, shared by the benchmarks and the profiler.
         .target(
             name: "SyntheticVenues",
-            dependencies: [.product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix")]
+            dependencies: [
+                .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
+                .product(name: "VenueSimulator", package: "beaconfix"),
+            ]
         ),
         /// `BEACONFIX_BENCHMARK_SMOKE=1`: every benchmark runs a couple of iterations (CI's smoke run).
         /// Swift 5 mode: it edits the benchmark package's registry, `Benchmark.benchmarks`, a global that is
@@ -50,7 +53,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkSmoke", .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
-                .product(name: "FingerprintStore", package: "beaconfix"),
+                .product(name: "FingerprintStore", package: "beaconfix"), .product(name: "VenueSimulator", package: "beaconfix"),
             ],
             path: "Benchmarks/Store",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -73,7 +76,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkSmoke", .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
-                .product(name: "FingerprintStore", package: "beaconfix"),
+                .product(name: "FingerprintStore", package: "beaconfix"), .product(name: "VenueSimulator", package: "beaconfix"),
             ],
             path: "Benchmarks/Analytics",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -2,6 +2,7 @@ import ScanFormats
 import ArgumentParser
 import Foundation
 import Positioning
+import VenueSimulator
 
 extension Survey {
     /// `survey simulate`: the propagation simulator that generates venues/demo-hall.

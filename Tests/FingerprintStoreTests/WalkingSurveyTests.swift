@@ -3,6 +3,7 @@ import Foundation
 import Positioning
 import ScanFormats
 import Testing
+import VenueSimulator
 
 @Suite("Recording a walking survey")
 struct WalkingSurveyTests {

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import ScanFormats
 @testable import positiond
 import Testing
+import VenueSimulator
 import Yams
 
 @Suite("the HTTP contract: openapi.yaml, the generated types and the served document")

@@ -7,6 +7,7 @@ import Positioning
 import ScanFormats
 import Testing
 import TestSupport
+import VenueSimulator
 
 /// The visitor history end to end: simulated visitors walk demo-hall through positiond's tracked route, the
 /// history writer stores what they did, and the analytics routes answer what the script says happened.

@@ -11,6 +11,7 @@ import Positioning
 import Synchronization
 import Testing
 import TestSupport
+import VenueSimulator
 
 @Suite("positiond live feed and revisions")
 struct LiveTests {

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Positioning
 @testable import positiond
 import Testing
+import VenueSimulator
 
 @Suite("positiond routes")
 struct RouteTests {

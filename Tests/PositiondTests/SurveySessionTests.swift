@@ -8,6 +8,7 @@ import Positioning
 import ScanFormats
 import TestSupport
 import Testing
+import VenueSimulator
 
 /// Survey sessions over HTTP, end to end: a surveyor's app (through the generated client) records the demo
 /// venue's survey into a real positiond on PostgreSQL, and a second replica on the same database serves

@@ -7,6 +7,7 @@ import Positioning
 import ScanFormats
 import Testing
 import TestSupport
+import VenueSimulator
 
 /// `survey upload`, the real binary, against a real positiond on a real socket: a scan log sent as a
 /// survey session through the generated client, stopped half way and resumed.

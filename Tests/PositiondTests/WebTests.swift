@@ -10,6 +10,7 @@ import Positioning
 import ScanFormats
 import Synchronization
 import Testing
+import VenueSimulator
 
 @Suite("the web pages, coverage and live tickets")
 struct WebTests {

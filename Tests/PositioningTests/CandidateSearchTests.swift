@@ -1,6 +1,7 @@
 @testable import Positioning
 import ScanFormats
 import Testing
+import VenueSimulator
 
 /// The candidate searches against the exhaustive one. The beacon index (``CandidateSearch/beaconIndex``)
 /// claims to be exact: every answer must equal the exhaustive search's, for every metric, aggregation and

@@ -1,6 +1,7 @@
 import ScanFormats
 import Positioning
 import Testing
+import VenueSimulator
 
 /// A phone left standing in the simulated demo hall: the zone must not flicker.
 @Suite("Tracking: a phone standing still in a simulated venue")

@@ -2,6 +2,7 @@ import ScanFormats
 import Foundation
 import Positioning
 import Testing
+import VenueSimulator
 
 @Suite("Per-venue tuning: reference windows, fingerprint neighbours, cross-validation, choice")
 struct TuningTests {

@@ -1,6 +1,7 @@
 import Foundation
 import ScanFormats
 import Testing
+import VenueSimulator
 
 @Suite("floor plans in venue.json")
 struct FloorPlanTests {

@@ -4,6 +4,7 @@ import FingerprintStore
 import Foundation
 import Positioning
 import ScanFormats
+import VenueSimulator
 
 /// A survey log of `spots` × 10 samples over 32 beacons, as `survey record` reads it, and its venue.
 struct SyntheticLog: Sendable {

@@ -1,5 +1,6 @@
 public import Positioning
 import ScanFormats
+import VenueSimulator
 
 /// A survey of the size the tuning requirement names ("a 300-spot, 24,000-line survey tunes in under
 /// 60 s on 2 cores"): one phone standing `samplesPerSpot` seconds at every spot of

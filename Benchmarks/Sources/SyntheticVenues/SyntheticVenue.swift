@@ -1,5 +1,6 @@
 public import Positioning
 import ScanFormats
+import VenueSimulator
 
 /// A synthetic venue from the propagation simulator: `fingerprints` reference fingerprints of one sample
 /// each (10 per spot) over `floors` floors of `beaconsPerFloor` beacons, and 64 queries sampled between

@@ -1,5 +1,6 @@
-public import Foundation
+import Foundation
 public import Positioning
+public import ScanFormats
 
 /// A simulated surveyor's time budget spent two ways, for comparing a walking survey with a stand-still one.
 extension SimulatedVenue {

@@ -1,4 +1,5 @@
-public import Positioning
+import Positioning
+import ScanFormats
 
 /// SVG floor plans drawn from a simulated venue's own walls, so the plan shows exactly what the signals
 /// cross: the hall's outline in light grey, the walls in dark grey (thicker the more they attenuate), on

@@ -1,4 +1,5 @@
 public import Positioning
+public import ScanFormats
 /// Where a simulated phone stands for a while.
 public struct SimulatedStop: Hashable, Sendable {
     public var name: String

@@ -1,4 +1,5 @@
 public import Positioning
+public import ScanFormats
 /// A straight wall on one floor that attenuates signals crossing it.
 public struct Wall: Hashable, Sendable {
     public var floor: Int

@@ -1,4 +1,5 @@
 public import Positioning
+public import ScanFormats
 
 /// A simulated visitor's plan: where it stands and for how long, in order.
 public struct VisitorItinerary: Hashable, Sendable {
