@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Helpers shared by scripts/api-fuzz.sh, scripts/soak.sh and scripts/faults.sh. Source it from the
-# repository root (`. scripts/common.sh`); it defines functions and sets nothing else.
+# Helpers shared by the scripts that start positiond or survey (every one builds through bf_binaries,
+# so through `make release`). Source it from the repository root (`. scripts/common.sh`); it defines functions and sets nothing else.
 #
 #   bf_binaries            POSITIOND and SURVEY: "$BIN/positiond" and "$BIN/survey" when BIN is set,
 #                          otherwise `make release` (the flags `make test` builds with, so a no-op after it)
@@ -19,7 +19,7 @@ bf_binaries() {
         POSITIOND="$BIN/positiond"
         SURVEY="$BIN/survey"
     else
-        echo "building: make release (a no-op after make test; about 10 minutes on a fresh clone)"
+        echo "building: make release (a no-op after make test; about 20 minutes on a fresh clone)" >&2
         if ! make release >"${TMPDIR:-/tmp}/beaconfix-make-release.log" 2>&1; then
             tail -n 40 "${TMPDIR:-/tmp}/beaconfix-make-release.log" >&2
             echo "FAIL: make release failed (full log: ${TMPDIR:-/tmp}/beaconfix-make-release.log)" >&2

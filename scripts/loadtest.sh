@@ -15,10 +15,9 @@ ROUNDS=${3:-3}
 PORT=${PORT:-18080}
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
 
-if [ -z "${BIN:-}" ]; then
-  make release >/dev/null  # the flags make run and make test use: one build for all three
-  BIN=.build/release
-fi
+. scripts/common.sh
+bf_binaries # BIN=folder: its binaries; otherwise `make release`, the flags make run and make test use
+BIN=$(dirname "$POSITIOND")
 work=$(mktemp -d)
 db="$work/loadtest.sqlite"
 "$BIN/survey" venue import --db "$db" venues/demo-hall/venue.json >/dev/null

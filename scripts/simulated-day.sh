@@ -8,10 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VISITORS=${1:-40}
 PORT=${PORT:-18090}
-if [ -z "${BIN:-}" ]; then
-  make release >/dev/null
-  BIN=.build/release
-fi
+. scripts/common.sh
+bf_binaries # BIN=folder: its binaries; otherwise `make release`
+BIN=$(dirname "$POSITIOND")
 work=$(mktemp -d)
 db="$work/day.sqlite"
 "$BIN/survey" venue import --db "$db" venues/demo-hall/venue.json >/dev/null

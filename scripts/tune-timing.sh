@@ -5,8 +5,8 @@
 #
 #   scripts/tune-timing.sh [SEED]
 #
-# Builds `survey` in release with the flags `make test` and `make run` use (so it reuses their build) and
-# the Benchmarks package's `SyntheticSurvey` generator in release (what `swift package benchmark` builds),
+# Builds `survey` with `make release` (make test's build, reused) and the Benchmarks package's
+# `SyntheticSurvey` generator with scripts/benchmark-smoke.sh --build-only (the same scratch folder and flags),
 # then works in a temporary folder that is removed on exit, whatever happens. Every step runs under
 # `timeout`; an interrupt or TERM stops the running step (timeout signals its whole process group).
 set -euo pipefail
@@ -44,19 +44,13 @@ bounded() {
 }
 failed() { tail -30 "$1" >&2; exit 1; }
 
-echo "Building survey (release, make test's flags)..."
-bounded "$build_limit" swift build --package-path "$root" -c release -Xswiftc -enable-testing --disable-sandbox --product survey \
-    >"$work/build.log" 2>&1 || failed "$work/build.log"
-bounded 300 swift build --package-path "$root" -c release -Xswiftc -enable-testing --disable-sandbox --show-bin-path >"$work/bin" 2>&1 \
-    || failed "$work/bin"
-survey="$(cat "$work/bin")/survey"
+echo "Building survey (make release)..."
+bounded "$build_limit" make -C "$root" release >"$work/build.log" 2>&1 || failed "$work/build.log"
+survey="$root/.build/release/survey"
 
-echo "Building SyntheticSurvey (Benchmarks, release)..."
-bounded "$build_limit" swift build --package-path "$root/Benchmarks" -c release --product SyntheticSurvey \
-    >"$work/build.log" 2>&1 || failed "$work/build.log"
-bounded 300 swift build --package-path "$root/Benchmarks" -c release --show-bin-path >"$work/bin" 2>&1 \
-    || failed "$work/bin"
-generator="$(cat "$work/bin")/SyntheticSurvey"
+echo "Building SyntheticSurvey (the benchmarks' build, in the same scratch folder with the same flags)..."
+bounded "$build_limit" "$root/scripts/benchmark-smoke.sh" --build-only >"$work/build.log" 2>&1 || failed "$work/build.log"
+generator="$root/.build/release/SyntheticSurvey"
 
 bounded 300 "$generator" "$work" "$seed" >"$work/generated.txt"
 read -r venue beacons spots lines <"$work/generated.txt"

@@ -16,8 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=("$@")
 [ ${#minutes[@]} -gt 0 ] || minutes=(3 6 10 20)
-survey=.build/release/survey
-[ -x "$survey" ] || swift build -c release --product survey >&2
+. scripts/common.sh
+bf_binaries # BIN=folder: its survey; otherwise `make release`, a no-op after make test
+survey=$SURVEY
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
