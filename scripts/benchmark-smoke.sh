@@ -13,9 +13,7 @@
 #   scripts/benchmark-smoke.sh --build-only         build the benchmark targets, run none
 #   scripts/benchmark-smoke.sh --target REGEX       run the targets matching REGEX (--skip-target: all others)
 #
-# .ci/run builds first, then runs the Matcher in one stream and the other targets in another, at the same
-# time: BEACONFIX_BENCHMARK_IGNORE_LOCK=1 lets two runs share the scratch folder (SwiftPM's --ignore-lock; the
-# build they would both check is done by then).
+# .ci/run builds first (--build-only), while the checks on the binaries run beside it, then runs them all.
 #
 # The Benchmarks package builds in the main package's scratch folder (../.build) with `make test`'s flags
 # (the Makefile's RELEASE: -enable-testing and --disable-sandbox, which SwiftPM puts on every compiler
@@ -26,7 +24,6 @@ self=$(realpath "$0")
 cd "$(dirname "$0")/../Benchmarks"
 # The same as the Makefile's RELEASE flags (-c release is the benchmark plugin's own choice).
 shared_build=(--scratch-path ../.build -Xswiftc -enable-testing --disable-sandbox)
-[[ ${BEACONFIX_BENCHMARK_IGNORE_LOCK:-} == 1 ]] && shared_build+=(--ignore-lock)
 selection=()
 build_only=false
 while (($#)); do

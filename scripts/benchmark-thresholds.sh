@@ -16,7 +16,7 @@
 #   scripts/benchmark-thresholds.sh --update               record this machine's figures as the thresholds
 #
 # .ci/run checks the allocations while other checks run (a malloc count does not care), and the ratio
-# alone, last, on a quiet machine. BEACONFIX_BENCHMARK_IGNORE_LOCK=1: as in scripts/benchmark-smoke.sh.
+# alone, last, on a quiet machine.
 #
 # Builds in make test's scratch folder with its flags (as scripts/benchmark-smoke.sh), so only the
 # benchmark package compiles. About 2 minutes, most of it simulating the 100,000-fingerprint venue.
@@ -46,8 +46,6 @@ grep -qw avx2 /proc/cpuinfo && loop=avx2
 grep -qw avx512_vnni /proc/cpuinfo && loop=avx512vnni
 cpu="$(field vendor_id)-$(field 'cpu family')-$(field model)-$loop"
 shared_build=(--scratch-path ../.build -Xswiftc -enable-testing --disable-sandbox --allow-writing-to-package-directory)
-# Before the plugin's own options: SwiftPM hands everything after them to the plugin.
-[[ ${BEACONFIX_BENCHMARK_IGNORE_LOCK:-} == 1 ]] && shared_build=(--ignore-lock "${shared_build[@]}")
 gate='locate against a fixed loop.*'
 allocations='allocations per locate.*, (1000|100000) fingerprints, .*'
 log=$(mktemp)
