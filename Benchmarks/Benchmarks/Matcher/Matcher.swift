@@ -81,13 +81,6 @@ func builtSize(_ size: Int, _ layout: Layout, fullSizeInSmokeRun: Bool = false) 
     return min(size / 10, 10_000)
 }
 
-/// The sizes `builtSize` builds for each (layout, named size), in order, each once: two named sizes can come
-/// down to one in the smoke run, and a benchmark's name is registered once.
-func builtSizes(_ named: [(Layout, Int)]) -> [(Layout, Int)] {
-    var seen: Set<VenueKey> = []
-    return named.map { ($0.0, builtSize($0.1, $0.0)) }.filter { seen.insert(VenueKey(layout: $0.0, fingerprints: $0.1)).inserted }
-}
-
 /// The hall laid out in relative power, for the relative-power metrics (and the BLAS kernel).
 nonisolated(unsafe) var relativeMaps: [Int: RadioMap] = [:]
 
@@ -120,7 +113,11 @@ let benchmarks: @Sendable () -> Void = {
     ]
 
     // Locate at venue scale: every query of the venue in turn (64 places on every floor).
-    for (layout, size) in builtSizes([(.large, 10_000), (.large, 100_000), (.large, 1_000_000), (.hall, 1_000), (.hall, 10_000), (.hall, 100_000)]) {
+    // Two named sizes can come down to one in the smoke run (builtSize); a name is registered once.
+    var registered: Set<String> = []
+    for (layout, named) in [(Layout.large, 10_000), (.large, 100_000), (.large, 1_000_000), (.hall, 1_000), (.hall, 10_000), (.hall, 100_000)] {
+        let size = builtSize(named, layout)
+        guard registered.insert("locate \(size) \(layout)").inserted else { continue }
         for search in searches {
             Benchmark(
                 "locate (\(search.name)), \(size) fingerprints, \(layout.rawValue)",
@@ -136,8 +133,6 @@ let benchmarks: @Sendable () -> Void = {
     // The narrower steps of the tuner's ladder (Locator.strongestBeaconLadder), which a denser survey can
     // afford: for the large venue's 64 scans between spots, 2 of 6 among 6 keeps every one of the 8 and 32
     // nearest spots at 100,000 fingerprints, and 2 of 4 among 4 at 1,000,000.
-    // Two named sizes can come down to one in the smoke run; a name is registered once.
-    var registered: Set<String> = []
     for (step, name) in [(0, "2 of 4 among 4"), (1, "2 of 6 among 6")] {
         var narrower = strongest
         narrower.candidateSearch = Locator.strongestBeaconLadder[step]
