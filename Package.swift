@@ -13,8 +13,10 @@ let package = Package(
     products: [
         .library(name: "Positioning", targets: ["Positioning"]),
         .library(name: "ScanFormats", targets: ["ScanFormats"]),
+        .library(name: "PositioningTuning", targets: ["PositioningTuning"]),
         .library(name: "VenueSimulator", targets: ["VenueSimulator"]),
         .library(name: "FingerprintStore", targets: ["FingerprintStore"]),
+        .library(name: "VenueServices", targets: ["VenueServices"]),
         .executable(name: "positiond", targets: ["positiond"]),
         .executable(name: "survey", targets: ["survey"]),
         // positiond's client for apps and scanner rigs, generated from the same openapi.yaml.
@@ -63,6 +65,14 @@ let package = Package(
             dependencies: ["CBLAS", "MatcherHints", "MatcherKernels"],
             swiftSettings: swiftSettings
         ),
+        // Offline work on the model: choosing a venue's configuration by cross-validation on its survey,
+        // and evaluating answers against ground truth (with the k-NN baseline). positiond links it to re-tune
+        // after survey sessions; nothing on the locate path calls it.
+        .target(
+            name: "PositioningTuning",
+            dependencies: ["Positioning"],
+            swiftSettings: swiftSettings
+        ),
         // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder)
         // and the threads they bring: Positioning stays pure maths.
         .target(
@@ -81,6 +91,8 @@ let package = Package(
             name: "FingerprintStore",
             dependencies: [
                 "Positioning",
+                // A venue's stored tuning is the tuner's result.
+                "PositioningTuning",
                 "ScanFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's own API, for binding the bulk inserts of `survey record` without boxing each value.
@@ -96,10 +108,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The application's services over the store, shared by survey and positiond: tuning (one orchestrator,
+        // and the daemon's coalescing re-tuner).
+        .target(
+            name: "VenueServices",
+            dependencies: [
+                "FingerprintStore",
+                "Positioning",
+                "PositioningTuning",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "positiond",
             dependencies: [
                 "FingerprintStore",
+                "VenueServices",
                 "Positioning",
                 "ScanFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -126,7 +151,9 @@ let package = Package(
             name: "survey",
             dependencies: [
                 "FingerprintStore",
+                "VenueServices",
                 "Positioning",
+                "PositioningTuning",
                 "ScanFormats",
                 // survey simulate.
                 "VenueSimulator",
@@ -156,11 +183,22 @@ let package = Package(
         .executableTarget(name: "EmbedText", path: "Plugins/EmbedText"),
         // What the test targets share: scratch folders removed when the test process exits, the survey
         // executable run as a user runs it, and `eventually` (polling, never a fixed sleep, before an assertion).
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // And the model's fixtures: beacons, samples, fingerprints, and the shared datasets (read by ScanFormats).
+        .target(
+            name: "TestSupport",
+            dependencies: ["Positioning", "PositioningTuning", "ScanFormats"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PositioningTests",
-            // ScanFormats reads the shared datasets the accuracy tests measure.
-            dependencies: ["Positioning", "ScanFormats", "VenueSimulator"],
+            dependencies: ["Positioning", "PositioningTuning", "ScanFormats", "VenueSimulator", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // The tuner, the evaluation and the k-NN baseline, and the accuracy measured with them on the shared datasets.
+        .testTarget(
+            name: "PositioningTuningTests",
+            dependencies: ["Positioning", "PositioningTuning", "ScanFormats", "VenueSimulator", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -170,13 +208,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FingerprintStoreTests",
-            dependencies: ["FingerprintStore", "Positioning", "ScanFormats", "VenueSimulator", "TestSupport"],
+            dependencies: ["FingerprintStore", "Positioning", "PositioningTuning", "ScanFormats", "VenueSimulator", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SurveyTests",
             dependencies: [
-                "survey", "FingerprintStore", "Positioning", "ScanFormats", "TestSupport",
+                "survey", "FingerprintStore", "Positioning", "PositioningTuning", "ScanFormats", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -184,7 +222,8 @@ let package = Package(
         .testTarget(
             name: "PositiondTests",
             dependencies: [
-                "positiond", "FingerprintStore", "Positioning", "ScanFormats", "VenueSimulator", "TestSupport", "BeaconfixClient",
+                "positiond", "FingerprintStore", "Positioning", "PositioningTuning", "ScanFormats", "VenueSimulator",
+                "TestSupport", "BeaconfixClient", "VenueServices",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "Yams", package: "Yams"),

@@ -16,7 +16,7 @@ let package = Package(
             name: "SyntheticVenues",
             dependencies: [
                 .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
-                .product(name: "VenueSimulator", package: "beaconfix"),
+                .product(name: "VenueSimulator", package: "beaconfix"), .product(name: "PositioningTuning", package: "beaconfix"),
             ]
         ),
         /// `BEACONFIX_BENCHMARK_SMOKE=1`: every benchmark runs a couple of iterations (CI's smoke run).
@@ -30,7 +30,7 @@ let package = Package(
             name: "Profile",
             dependencies: [
                 "SyntheticVenues", .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
-                .product(name: "FingerprintStore", package: "beaconfix"),
+                .product(name: "FingerprintStore", package: "beaconfix"), .product(name: "PositioningTuning", package: "beaconfix"),
             ]
         ),
         /// Writes the `Tuning` benchmark's survey as venue.json and survey.jsonl, for scripts/tune-timing.sh.
@@ -54,17 +54,19 @@ let package = Package(
                 "BenchmarkSmoke", .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
                 .product(name: "FingerprintStore", package: "beaconfix"), .product(name: "VenueSimulator", package: "beaconfix"),
+                .product(name: "PositioningTuning", package: "beaconfix"),
             ],
             path: "Benchmarks/Store",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        /// `SurveyTuner().tune` on a 300-spot, 24,000-line survey: the requirement "tunes in under 60 s on 2 cores".
+        /// `SurveyTuner().tune` (PositioningTuning) on a 300-spot, 24,000-line survey: the requirement "tunes in under 60 s on 2 cores".
         .executableTarget(
             name: "Tuning",
             dependencies: [
                 "SyntheticVenues",
                 "BenchmarkSmoke", .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Positioning", package: "beaconfix"), .product(name: "ScanFormats", package: "beaconfix"),
+                .product(name: "PositioningTuning", package: "beaconfix"),
             ],
             path: "Benchmarks/Tuning",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -4,6 +4,7 @@ import HummingbirdWebSocket
 import Logging
 import Positioning
 import Prometheus
+import VenueServices
 
 /// Builds the whole daemon: main and every test call this, so tests exercise the real wiring.
 ///
@@ -52,7 +53,7 @@ func buildApplication(
     let api = PositiondAPI(
         store: store, catalog: catalog, devices: devices, hub: hub, parser: parser, metricsRegistry: metrics,
         document: try APIDocument(), tickets: tickets, web: WebAssets(leafletDirectory: settings.leafletDirectory, logger: logger),
-        history: history, retuner: VenueRetuner(logger: logger) { venue in try await store.tuneVenue(venue) },
+        history: history, retuner: VenueRetuner(tuner: VenueTuner(store: store), logger: logger),
         minimumVisit: settings.minimumVisit, beaconHealth: beaconHealth)
     try api.register(on: router, authentication: authentication)
     LiveController(catalog: catalog, hub: hub).register(on: router.group("v1/venues").add(middleware: authentication))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import FingerprintStore
 import Positioning
+import PositioningTuning
 
 extension Survey {
     /// `survey evaluate`: how well the stored survey locates a walk with ground truth, or itself.

@@ -2,6 +2,7 @@ import ArgumentParser
 import FingerprintStore
 import Foundation
 import Positioning
+import PositioningTuning
 
 extension Survey {
     /// `survey map`: a floor as an SVG picture for surveyors.

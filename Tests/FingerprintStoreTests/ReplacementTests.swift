@@ -3,6 +3,7 @@ import ScanFormats
 import Foundation
 import GRDB
 import Positioning
+import PositioningTuning
 import Testing
 
 /// The shared UJI recordings, outside the repository.

@@ -2,6 +2,7 @@ import ScanFormats
 import FingerprintStore
 import Foundation
 import Positioning
+import PositioningTuning
 import Testing
 
 @Suite("Recording a scan log piece by piece")

@@ -3,6 +3,7 @@ import ScanFormats
 import Foundation
 import GRDB
 import Positioning
+import PositioningTuning
 import TestSupport
 
 /// Small venues and surveys for store tests.

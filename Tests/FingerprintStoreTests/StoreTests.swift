@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Logging
 import Positioning
+import PositioningTuning
 import Testing
 
 @Suite("FingerprintStore")

@@ -2,6 +2,7 @@
 import Foundation
 import GRDB
 import Positioning
+import PositioningTuning
 import Testing
 
 @Suite("Store: venue tunings and survey runs")

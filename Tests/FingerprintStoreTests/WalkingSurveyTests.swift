@@ -1,6 +1,7 @@
 import FingerprintStore
 import Foundation
 import Positioning
+import PositioningTuning
 import ScanFormats
 import Testing
 import VenueSimulator

@@ -24,7 +24,7 @@ struct StartupTests {
     static func run(_ arguments: [String]) throws -> Outcome {
         let scratch = try ScratchSpace.directory("startup")
         let errURL = scratch.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let err = try FileHandle(forWritingTo: errURL)
         let process = Process()
         process.executableURL = executable
@@ -133,7 +133,7 @@ struct StartupTests {
         close(socket)
         let scratch = try ScratchSpace.directory("startup")
         let outURL = scratch.appendingPathComponent("stdout")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = ["--db", path, "--port", "\(port)"]

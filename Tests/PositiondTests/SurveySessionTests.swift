@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Positioning
+import PositioningTuning
 @testable import positiond
 import ScanFormats
 import TestSupport

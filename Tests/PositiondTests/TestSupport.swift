@@ -8,6 +8,7 @@ import Logging
 import Metrics
 import NIOCore
 import Positioning
+import PositioningTuning
 @testable import positiond
 import Prometheus
 import Testing

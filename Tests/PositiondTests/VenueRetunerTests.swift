@@ -1,10 +1,10 @@
 import FingerprintStore
 import Foundation
 import Positioning
-@testable import positiond
 import ScanFormats
 import Synchronization
 import Testing
+import VenueServices
 
 /// Re-tuning after commits: one tuning of a venue at a time, and the commits made meanwhile folded into one more.
 @Suite("positiond: re-tuning after survey sessions")
@@ -27,7 +27,7 @@ struct VenueRetunerTests {
                 counts.mostAtOnce = max(counts.mostAtOnce, counts.running)
             }
             defer { log.counts.withLock { $0.running -= 1 } }
-            return try await store.tuneVenue(venue)
+            return try await VenueTuner(store: store).tune(venue)
         }
         // When a tuning is asked for, and three more once it has started (three commits during it), the survey changing meanwhile
         await retuner.retune("demo-hall")

@@ -1,6 +1,8 @@
 import Foundation
 @testable import Positioning
+import PositioningTuning
 import Testing
+import TestSupport
 
 /// A small venue simulated from physics: a 4 × 4 grid of spots 3 m apart, four beacons in its corners and
 /// one in the middle, each heard at `-45 - 20 log10(d + 1)` dBm with 4 dB of noise, and missed below -95 dBm

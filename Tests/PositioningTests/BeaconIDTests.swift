@@ -1,6 +1,7 @@
 import Foundation
 @testable import Positioning
 import Testing
+import TestSupport
 
 @Suite("BeaconID")
 struct BeaconIDTests {

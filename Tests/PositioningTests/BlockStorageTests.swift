@@ -1,5 +1,6 @@
 @testable import Positioning
 import Testing
+import TestSupport
 
 /// The two ways a radio map stores its blocks (``BlockStorage``): a survey whose fingerprints hear a few
 /// of many beacons is stored sparse, and every kernel must then give what it gives on the dense layout.

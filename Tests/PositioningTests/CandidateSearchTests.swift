@@ -1,6 +1,8 @@
 @testable import Positioning
+import PositioningTuning
 import ScanFormats
 import Testing
+import TestSupport
 import VenueSimulator
 
 /// The candidate searches against the exhaustive one. The beacon index (``CandidateSearch/beaconIndex``)
@@ -31,7 +33,7 @@ struct CandidateSearchTests {
         metric only: (any FingerprintMetric)? = nil
     ) throws -> Comparison {
         var comparison = Comparison()
-        for metric in only.map { [$0] } ?? metrics {
+        for metric in only.map({ [$0] }) ?? metrics {
             let map = try RadioMap(spots: spots, fingerprints: references, representation: metric.representation)
             let vectors = queries.map { map.query(for: $0) }
             for aggregation in only == nil ? [SpotAggregation.best, .meanOfBest(2), .meanOfBest(3)] : [.best] {

@@ -1,5 +1,6 @@
 import Positioning
 import Testing
+import TestSupport
 
 @Suite("Cleaning readings and stuck beacons")
 struct CleaningTests {

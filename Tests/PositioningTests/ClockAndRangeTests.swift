@@ -2,6 +2,7 @@ import ScanFormats
 import Foundation
 import Positioning
 import Testing
+import TestSupport
 
 /// Wrong clocks and strong readings: what the field's phones really send.
 @Suite("Sample validation: clocks, RSSI range, plausible lines")

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Positioning
 import Testing
+import TestSupport
 
 /// The coarse pass of the dB-offset metric (``RadioMap/CoarsePass``): bounds on every row's distance from
 /// levels rounded to 1/2 dB, then the exact distances of the blocks that can hold the answer. The bounds

@@ -1,5 +1,7 @@
 import Positioning
+import PositioningTuning
 import Testing
+import TestSupport
 
 @Suite("dB-offset metric and radio maps in dB")
 struct DecibelMetricTests {

@@ -1,6 +1,7 @@
 import ScanFormats
 import Positioning
 import Testing
+import TestSupport
 
 @Suite("Fingerprints")
 struct FingerprintTests {

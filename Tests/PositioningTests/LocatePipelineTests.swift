@@ -1,6 +1,8 @@
 import Foundation
 import Positioning
+import PositioningTuning
 import Testing
+import TestSupport
 
 @Suite("Locate pipeline: one stateless locate for positiond and survey locate")
 struct LocatePipelineTests {

@@ -1,5 +1,6 @@
 import Positioning
 import Testing
+import TestSupport
 
 @Suite("Locator and estimator")
 struct LocatorTests {

@@ -1,5 +1,6 @@
 import Positioning
 import Testing
+import TestSupport
 
 @Suite("Metrics and the radio map")
 struct MetricTests {

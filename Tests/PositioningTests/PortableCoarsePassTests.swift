@@ -1,6 +1,7 @@
 import Foundation
 @testable import Positioning
 import Testing
+import TestSupport
 
 /// The coarse pass's portable loop (MatcherKernels' plain C), which a CPU without AVX2 runs: its bounds must
 /// be the AVX2 and AVX-512 VNNI loops' to the bit, or a locate's candidates would depend on the processor.

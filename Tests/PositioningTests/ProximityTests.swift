@@ -1,5 +1,6 @@
 import Positioning
 import Testing
+import TestSupport
 
 @Suite("Proximity: the significantly nearest beacon")
 struct ProximityTests {

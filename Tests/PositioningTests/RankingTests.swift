@@ -1,5 +1,6 @@
 @testable import Positioning
 import Testing
+import TestSupport
 
 /// Ranking the rows and spots of a selection passes over whole blocks that cannot change the answer
 /// (``Locator/nearestSpots(_:blocks:in:limit:)``, ``Locator/nearestRows(_:blocks:in:limit:)``). These

@@ -1,5 +1,6 @@
 import Positioning
 import Testing
+import TestSupport
 
 @Suite("Spot grid: the nearest spot without reading them all")
 struct SpotGridTests {

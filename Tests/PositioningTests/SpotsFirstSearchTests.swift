@@ -1,5 +1,6 @@
 import Foundation
 @testable import Positioning
+import PositioningTuning
 import ScanFormats
 import Testing
 

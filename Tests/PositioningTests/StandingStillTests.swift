@@ -1,5 +1,6 @@
 import ScanFormats
 import Positioning
+import PositioningTuning
 import Testing
 import VenueSimulator
 

@@ -1,6 +1,7 @@
 import Foundation
 import Positioning
 import Testing
+import TestSupport
 
 /// The tracker when phones stop, fall silent and come back: no extrapolation over gaps, no drift, no
 /// answer outside the venue.

@@ -1,5 +1,6 @@
 @testable import Positioning
 import Testing
+import TestSupport
 
 /// The strongest-beacon selection (``RadioMap/strongestBeaconBlocks(for:queryBeacons:referenceRank:minimumShared:)``)
 /// reads its index grouped by rank, a slice per beacon with no rank compared. These compare it with the

@@ -1,5 +1,6 @@
 import Positioning
 import Testing
+import TestSupport
 
 @Suite("Tracking: smoothing, zones, devices")
 struct TrackingTests {

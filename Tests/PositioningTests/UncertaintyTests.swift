@@ -1,5 +1,6 @@
 import Foundation
 import Positioning
+import PositioningTuning
 import Testing
 
 /// The covariance every answer carries, the posterior it comes from, and how the tuner chooses between

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Positioning
 import Testing
+import TestSupport
 
 /// The dB-offset metric's AVX2 and AVX-512 VNNI loops (MatcherKernels), which a CPU with either runs instead
 /// of the Swift loop and its finishing: the distances must be the Swift code's to the bit, or answers would

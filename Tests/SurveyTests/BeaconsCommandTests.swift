@@ -80,7 +80,7 @@ struct BeaconsCommandTests {
         let early = try survey("beacons", "reset", "--venue", "demo-hall", "G7")
         #expect(early.status != 0 && early.stderr.contains("no beacon health yet"))
         // Given the evidence of the demo walk without G7, taken as positiond takes it
-        let store = try await FingerprintStore.open(path: db, logger: Logger(label: "test"))
+        let store = try FingerprintStore.open(path: db, logger: Logger(label: "test"))
         let venueSurvey = try await store.survey(of: "demo-hall", scale: PositioningConfiguration.defaultScale)
         let configuration = venueSurvey.configuration
         let map = try venueSurvey.radioMap(configuration: configuration)

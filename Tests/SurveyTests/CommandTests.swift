@@ -3,6 +3,7 @@ import FingerprintStore
 import Foundation
 import Logging
 import Positioning
+import PositioningTuning
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import ScanFormats
 import Foundation
 import Positioning
+import PositioningTuning
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@ import FingerprintStore
 import Foundation
 import Logging
 import Positioning
+import PositioningTuning
 import Testing
 
 /// `survey tune`, and the tuning at the end of `survey record`, as a separate process on a real database.

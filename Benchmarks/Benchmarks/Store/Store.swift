@@ -3,6 +3,7 @@ import BenchmarkSmoke
 import FingerprintStore
 import Foundation
 import Positioning
+import PositioningTuning
 import ScanFormats
 import VenueSimulator
 

@@ -1,6 +1,7 @@
 import Benchmark
 import BenchmarkSmoke
 import Positioning
+import PositioningTuning
 import ScanFormats
 import SyntheticVenues
 

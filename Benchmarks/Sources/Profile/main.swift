@@ -14,6 +14,7 @@ import FingerprintStore
 import Foundation
 // Testable, to build a map without its spot centroids (Profile build).
 @testable import Positioning
+import PositioningTuning
 import ScanFormats
 import SyntheticVenues
 

@@ -1,4 +1,5 @@
 public import Positioning
+public import PositioningTuning
 import ScanFormats
 import VenueSimulator
 

@@ -1,5 +1,6 @@
 import Foundation
 public import Positioning
+public import PositioningTuning
 public import ScanFormats
 
 /// Where a venue's survey stands, spot by spot and beacon by beacon: what the live map colours and

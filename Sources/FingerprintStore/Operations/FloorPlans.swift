@@ -1,5 +1,5 @@
 public import ScanFormats
-public import Foundation
+import Foundation
 
 /// A floor's stored plan: its placement as it was given, where that put the image's corners, the image.
 public struct StoredFloorPlan: Hashable, Sendable {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Logging
 
 /// What a shared store's notifications say changed, in the order they arrived.

@@ -1,5 +1,6 @@
 public import Foundation
-public import Positioning
+import Positioning
+public import PositioningTuning
 
 /// A venue's stored tuning: what `survey tune` chose, and on what.
 public struct StoredTuning: Hashable, Sendable, Codable {

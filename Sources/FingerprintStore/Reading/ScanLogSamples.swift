@@ -3,6 +3,7 @@ import Dispatch
 import Synchronization
 public import Foundation
 public import Positioning
+public import PositioningTuning
 
 /// Lines of a survey log that cannot be recorded, in line order: why `record` refused the log.
 public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible {

@@ -347,7 +347,7 @@ public struct Locator: Sendable {
     }
 
     /// Locates a query whose row distances are already computed (cross-validation masks some rows out).
-    func locate(rowDistances: UnsafeBufferPointer<Float>, query: QueryVector, in map: RadioMap) -> LocationResult {
+    package func locate(rowDistances: UnsafeBufferPointer<Float>, query: QueryVector, in map: RadioMap) -> LocationResult {
         precheck(query) ?? result(for: query, distances: rowDistances, blocks: .all(of: map), in: map)
     }
 
@@ -478,7 +478,7 @@ public struct Locator: Sendable {
         }
     }
 
-    func spotDistances(fromRowDistances rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap) -> [Float] {
+    package func spotDistances(fromRowDistances rowDistance: UnsafeBufferPointer<Float>, in map: RadioMap) -> [Float] {
         var spotDistance = [Float](repeating: .infinity, count: map.spots.count)
         // Each spot's rows are contiguous: one sequential pass per spot.
         withUnsafeTemporaryAllocation(of: Float.self, capacity: keptPerSpot) { best in
@@ -506,7 +506,7 @@ public struct Locator: Sendable {
         nearest(spotDistances(to: query, in: map), in: map, limit: limit)
     }
 
-    func nearest(_ spotDistance: [Float], in map: RadioMap, limit: Int) -> [SpotCandidate] {
+    package func nearest(_ spotDistance: [Float], in map: RadioMap, limit: Int) -> [SpotCandidate] {
         NearestCandidates.nearest(limit: limit, in: map) { nearest in
             for (spot, distance) in spotDistance.enumerated() { nearest.offer(spot: spot, distance: distance) }
         }

@@ -4,6 +4,7 @@ import Hummingbird
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import Prometheus
+import VenueServices
 
 /// positiond's HTTP API: the server protocol generated from openapi.yaml, implemented by the controllers
 /// (`Controllers/`, one extension each), on the application's Hummingbird router.

@@ -1,6 +1,7 @@
 import FingerprintStore
 import Foundation
 import Positioning
+import PositioningTuning
 
 extension Survey.Evaluate {
     /// `--adapt`: the walk replayed through the venue's beacon-health monitor, with the rules its survey

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FingerprintStore
 import Positioning
+import PositioningTuning
 
 /// `survey evaluate`'s beacon faults, injected into the walk from a moment on: what a fault costs and how
 /// soon `--adapt` names it.

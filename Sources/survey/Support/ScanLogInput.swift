@@ -1,6 +1,7 @@
 import ScanFormats
 import Foundation
 import Positioning
+import PositioningTuning
 
 /// A scan log read from a file or standard input, decoded, with the policy for bad lines.
 struct ScanLogInput {

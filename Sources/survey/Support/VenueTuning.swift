@@ -1,8 +1,10 @@
 import FingerprintStore
 import Foundation
 import Positioning
+import PositioningTuning
+import VenueServices
 
-/// The tuning as `survey` runs and shows it: ``FingerprintStore/tuneVenue(_:progress:)`` with a progress
+/// The tuning as `survey` runs and shows it: ``VenueTuner/tune(_:progress:)`` with a progress
 /// bar, and its result for people to read.
 enum VenueTuning {
     /// Tunes `venue` and stores its tuning (bumping its revision).
@@ -11,11 +13,11 @@ enum VenueTuning {
     static func tune(_ venue: String, in store: FingerprintStore, progress showProgress: Bool = true) async throws -> StoredTuning {
         let reporter = ProgressReporter(label: "tuning", unit: "candidates")
         do {
-            return try await store.tuneVenue(venue) { done, total in
+            return try await VenueTuner(store: store).tune(venue) { done, total in
                 if showProgress { reporter.report(done, total) }
             }
-        } catch StoreError.invalidInput(let reason) {
-            throw CLIError(reason)
+        } catch let refusal as TuningRefusal {
+            throw CLIError(refusal.reason)
         }
     }
 

@@ -1,6 +1,6 @@
 import Crypto
 import NIOPosix
-public import Foundation
+import Foundation
 public import Positioning
 
 /// A device's zone visit, opened or closed, as positiond hands it to the store: the device as the phone

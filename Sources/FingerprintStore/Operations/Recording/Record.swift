@@ -1,5 +1,6 @@
 import Foundation
-public import Positioning
+import Positioning
+public import PositioningTuning
 import ScanFormats
 
 extension FingerprintStore {

@@ -1,5 +1,6 @@
 import Foundation
 public import Positioning
+public import PositioningTuning
 
 /// How `record` turns a survey log into fingerprints.
 public struct RecordOptions: Sendable {

@@ -1,6 +1,7 @@
 import ScanFormats
 import Foundation
 import Positioning
+import PositioningTuning
 
 /// One `record` in progress, inside its write transaction: samples go in chunk by chunk, fingerprints
 /// come out as their windows complete.

@@ -1,5 +1,6 @@
 import Foundation
 import Positioning
+import PositioningTuning
 
 extension FingerprintStore {
     /// The calibration walk against the survey at its spots.

@@ -1,5 +1,6 @@
 public import Foundation
 public import Positioning
+public import PositioningTuning
 import ScanFormats
 
 /// One replacement or removal, as the audit trail keeps it.

@@ -86,7 +86,7 @@ extension FingerprintStore {
             new = old
             old = other
         }
-        return await BeaconReplacement(
+        return BeaconReplacement(
             id: record.id, venue: record.venueId, kind: record.kind,
             old: old, new: new, operator: record.operator,
             performedAt: record.performedAt, offset: record.offsetDB, calibration: calibration, proposal: proposal, forced: record.forced,

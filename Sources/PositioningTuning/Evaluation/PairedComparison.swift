@@ -1,3 +1,5 @@
+public import Positioning
+
 /// The matcher against a baseline on the same queries: figures over the queries both answered, and how
 /// many only one side answered, so that an `unknown` can never flatter either side.
 public struct PairedComparison: Hashable, Sendable, Codable {

@@ -1,7 +1,9 @@
 import Foundation
 import Positioning
+import PositioningTuning
 import Synchronization
 import Testing
+import TestSupport
 
 /// The beacon-health monitor on the shared walks, faults injected at each walk's midpoint, each walk
 /// replayed as a live venue would see it (``Evaluator/adaptiveEvaluation(_:faults:tracking:windowSize:in:setup:)``).

@@ -1,3 +1,5 @@
+public import Positioning
+
 /// A sample and as much as windowing needs of where it was taken: consecutive samples of one device at
 /// one place form a window (``SampleWindows``).
 public protocol PlacedSample: Sendable {

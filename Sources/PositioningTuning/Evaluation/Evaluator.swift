@@ -1,3 +1,5 @@
+public import Positioning
+
 /// How well a configuration locates a walk with ground truth.
 public struct EvaluationReport: Hashable, Sendable, Codable {
     /// Queries made: windows, or samples when replaying through the tracker.

@@ -1,6 +1,8 @@
 import Foundation
 import Positioning
+import PositioningTuning
 import Testing
+import TestSupport
 
 /// Accuracy on real, labelled recordings (../shared/datasets, outside the repository), with the
 /// configuration `survey tune` chooses from each survey alone: test.jsonl is read only once the

@@ -1,3 +1,5 @@
+public import Positioning
+
 /// What a walk replayed through the beacon-health monitor showed: the answers, every state change and
 /// proposal with the sample it came at, and how the venue ended.
 public struct AdaptiveEvaluation: Sendable {

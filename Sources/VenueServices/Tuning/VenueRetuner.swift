@@ -1,5 +1,5 @@
-import FingerprintStore
-import Logging
+public import FingerprintStore
+public import Logging
 
 /// Re-tunes venues after survey sessions are committed, one tuning of a venue at a time.
 ///
@@ -8,9 +8,9 @@ import Logging
 /// come meanwhile: that tuning reads every survey they recorded, and no two tunings of one venue run
 /// side by side (each would cost a core, and the older could store its result last). Venues are tuned
 /// independently. A failure is logged and leaves the venue on its previous tuning.
-actor VenueRetuner {
-    /// Tunes a venue and stores the tuning, as ``FingerprintStore/tuneVenue(_:progress:)`` does.
-    typealias Tune = @Sendable (_ venue: String) async throws -> StoredTuning
+public actor VenueRetuner {
+    /// Tunes a venue and stores the tuning, as ``VenueTuner/tune(_:progress:)`` does.
+    public typealias Tune = @Sendable (_ venue: String) async throws -> StoredTuning
 
     private let tune: Tune
     private let logger: Logger
@@ -19,13 +19,18 @@ actor VenueRetuner {
     /// Venues asked for again while their tuning ran.
     private var askedAgain: Set<String> = []
 
-    init(logger: Logger, tune: @escaping Tune) {
+    public init(logger: Logger, tune: @escaping Tune) {
         self.logger = logger
         self.tune = tune
     }
 
+    /// Re-tunes with `tuner`.
+    public init(tuner: VenueTuner, logger: Logger) {
+        self.init(logger: logger) { venue in try await tuner.tune(venue) }
+    }
+
     /// Asks for a tuning of `venue`: it starts now when none runs, or else once the running one ends.
-    func retune(_ venue: String) {
+    public func retune(_ venue: String) {
         guard running[venue] == nil else {
             askedAgain.insert(venue)
             return
@@ -34,7 +39,7 @@ actor VenueRetuner {
     }
 
     /// Waits until no tuning runs.
-    func waitUntilIdle() async {
+    public func waitUntilIdle() async {
         while let task = running.values.first { await task.value }
     }
 

@@ -1,20 +1,32 @@
-public import Foundation
-public import Positioning
+public import FingerprintStore
+import Foundation
+import Positioning
+import PositioningTuning
 
-extension FingerprintStore {
-    /// Runs ``SurveyTuner`` on a venue's stored survey, the map candidates of each stage on every core, and
-    /// stores the result (bumping the venue's revision): what `survey tune`, the end of `survey record`,
-    /// `survey replace-beacon` and a survey session committed over HTTP share.
+/// Tunes a venue on its stored survey and stores the result (bumping the venue's revision): the one way a
+/// venue is tuned, shared by `survey tune`, the end of `survey record`, `survey replace-beacon` and, through
+/// ``VenueRetuner``, a survey session committed over HTTP.
+///
+/// ``SurveyTuner`` is pure; this runs the map candidates of each stage on every core, reports progress, and
+/// hands the result to the store, which keeps it only when the venue did not change while it ran.
+public struct VenueTuner: Sendable {
+    private let store: FingerprintStore
+
+    public init(store: FingerprintStore) {
+        self.store = store
+    }
+
+    /// Tunes `venue` and stores its tuning.
     ///
     /// - Parameter progress: told after each scored candidate (done, total).
-    /// - Throws: ``StoreError/invalidInput(_:)`` when the survey is too thin to cross-validate.
-    public func tuneVenue(_ venue: String, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> StoredTuning {
+    /// - Throws: ``TuningRefusal`` when the survey is too thin to cross-validate; the store's errors as they come.
+    public func tune(_ venue: String, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> StoredTuning {
         let clock = ContinuousClock()
         let started = clock.now
-        let survey = try await self.survey(of: venue, scale: PositioningConfiguration.defaultScale)
+        let survey = try await store.survey(of: venue, scale: PositioningConfiguration.defaultScale)
         let surveyedSpots = Set(survey.surveyed.map(\.spot)).count
         guard surveyedSpots >= 2 else {
-            throw StoreError.invalidInput(
+            throw TuningRefusal(
                 "venue '\(venue)' has \(surveyedSpots == 0 ? "no survey fingerprint" : "fingerprints at one spot only"); tuning needs a survey of at least 2 spots (record one with 'survey record --venue \(venue) FILE')")
         }
         let tuner = SurveyTuner()
@@ -27,10 +39,10 @@ extension FingerprintStore {
             progress(done, total)
         }
         guard let result = try tuner.finish(scores: scores, validation: validation) else {
-            throw StoreError.invalidInput("no configuration could locate any survey fingerprint of venue '\(venue)' among the other spots; is the survey too thin?")
+            throw TuningRefusal("no configuration could locate any survey fingerprint of venue '\(venue)' among the other spots; is the survey too thin?")
         }
         progress(total, total)
-        return try await saveTuning(result, of: venue, surveyRevision: survey.revision, seconds: (clock.now - started).tuningSeconds)
+        return try await store.saveTuning(result, of: venue, surveyRevision: survey.revision, seconds: (clock.now - started).seconds)
     }
 
     /// Scores `candidates` concurrently, calling `finished` (on the caller's task) as each completes.
@@ -55,7 +67,18 @@ extension FingerprintStore {
     }
 }
 
+/// Why a venue cannot be tuned (its survey is too thin), in a sentence for the person who asked.
+public struct TuningRefusal: Error, CustomStringConvertible, Sendable {
+    public let reason: String
+
+    public init(_ reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+}
+
 extension Duration {
     /// The duration in seconds, as a floating-point number.
-    var tuningSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

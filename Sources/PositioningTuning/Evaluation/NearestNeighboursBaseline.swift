@@ -1,3 +1,5 @@
+public import Positioning
+
 /// The simplest fingerprinting there is, kept as a yardstick: k nearest neighbours on raw RSSI.
 ///
 /// Every reference fingerprint becomes a vector of its mean RSSI over all the survey's beacons, with

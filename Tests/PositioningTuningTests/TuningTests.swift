@@ -1,7 +1,9 @@
 import ScanFormats
 import Foundation
 import Positioning
+import PositioningTuning
 import Testing
+import TestSupport
 import VenueSimulator
 
 @Suite("Per-venue tuning: reference windows, fingerprint neighbours, cross-validation, choice")

@@ -1,3 +1,5 @@
+public import Positioning
+
 /// A change to a venue's beacons injected into a recorded walk from a moment on, to measure what a fault
 /// costs and how soon the health monitor names it, with the product itself (`survey evaluate`).
 public struct BeaconFault: Hashable, Sendable, Codable, CustomStringConvertible {

@@ -1,7 +1,9 @@
 import ScanFormats
 import Foundation
 import Positioning
+import PositioningTuning
 import Testing
+import TestSupport
 
 @Suite("Evaluation helpers and interchange decoding")
 struct EvaluationTests {

@@ -1,5 +1,7 @@
 import Positioning
+import PositioningTuning
 import Testing
+import TestSupport
 
 @Suite("The k-NN baseline on raw RSSI")
 struct BaselineTests {
