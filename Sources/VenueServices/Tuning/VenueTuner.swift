@@ -10,9 +10,9 @@ import PositioningTuning
 /// ``SurveyTuner`` is pure; this runs the map candidates of each stage on every core, reports progress, and
 /// hands the result to the store, which keeps it only when the venue did not change while it ran.
 public struct VenueTuner: Sendable {
-    private let store: FingerprintStore
+    private let store: any TuningRepository
 
-    public init(store: FingerprintStore) {
+    public init(store: any TuningRepository) {
         self.store = store
     }
 

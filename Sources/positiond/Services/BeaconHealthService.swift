@@ -22,7 +22,7 @@ import ServiceLifecycle
 /// A failed store write keeps the gathered samples for the next beat (bounded by the collector); a failed
 /// turn leaves the evidence stored for the next one.
 struct BeaconHealthService: Service {
-    let store: FingerprintStore
+    let store: any BeaconHealthRepository
     let catalog: VenueCatalog
     let collector: BeaconHealthCollector
     let hub: LiveHub

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// A failed write is retried with the next one (the batch is kept, not lost); while the store stays
 /// unreachable, trace points beyond the recorder's limit are dropped and counted, visits never.
 struct HistoryWriter: Service {
-    let store: FingerprintStore
+    let store: any HistoryRepository
     let recorder: HistoryRecorder
     let flushInterval: Duration
     /// Rows older than this are deleted.

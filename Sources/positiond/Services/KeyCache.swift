@@ -14,18 +14,18 @@ final class KeyCache: Sendable {
 
     private let state: Mutex<State>
 
-    init(store: FingerprintStore) async throws {
+    init(store: any KeyRepository) async throws {
         state = Mutex(try await Self.read(store))
     }
 
     var current: State { state.withLock { $0 } }
 
-    func refresh(from store: FingerprintStore) async throws {
+    func refresh(from store: any KeyRepository) async throws {
         let fresh = try await Self.read(store)
         state.withLock { $0 = fresh }
     }
 
-    private static func read(_ store: FingerprintStore) async throws -> State {
+    private static func read(_ store: any KeyRepository) async throws -> State {
         let (anyKeyCreated, active) = try await store.authenticationState()
         return State(authenticationRequired: anyKeyCreated, active: active)
     }
