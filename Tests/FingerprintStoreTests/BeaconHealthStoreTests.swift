@@ -1,6 +1,6 @@
 @testable import FingerprintStore
 import Foundation
-@testable import Positioning
+import Positioning
 import Testing
 
 /// The beacon health on both engines: evidence stored by replicas, one writer's turns, the history, ops'

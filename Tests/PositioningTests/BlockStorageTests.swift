@@ -1,4 +1,4 @@
-@testable import Positioning
+import Positioning
 import Testing
 import TestSupport
 

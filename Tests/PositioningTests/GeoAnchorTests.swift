@@ -1,5 +1,5 @@
 import Foundation
-@testable import Positioning
+import Positioning
 import Testing
 
 @Suite("GeoAnchor: venue metres to WGS84 and back")

@@ -1,4 +1,4 @@
-@testable import Positioning
+import Positioning
 import Testing
 
 @Suite("A beacon's live level per place: what a shift is measured against")

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Positioning
+import Positioning
 import Testing
 import TestSupport
 

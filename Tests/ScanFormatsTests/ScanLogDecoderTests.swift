@@ -1,5 +1,5 @@
 import Foundation
-@testable import ScanFormats
+import ScanFormats
 import Positioning
 import Testing
 

@@ -99,7 +99,7 @@ public struct BeaconHealthMonitor: Hashable, Sendable, Codable {
     private var gains: Ring<Float>
     /// The remaps proposed and not yet accepted or dismissed, oldest first; their remaps are applied to live
     /// readings (``tolerance``).
-    public internal(set) var proposals: [BeaconProposal] = []
+    public package(set) var proposals: [BeaconProposal] = []
     /// Proposals ops dismissed: not proposed again.
     public internal(set) var dismissed: [BeaconProposal] = []
     /// The pairs of beacons watched for a swap (``watchSwaps(_:placeBit:expectations:)``), at most

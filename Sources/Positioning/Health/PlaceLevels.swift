@@ -8,9 +8,9 @@
 /// as one only until the place has a few readings. A change of the beacon's power comes at one time and
 /// shows at every place against that place's level, until the places have learned it; once it is named,
 /// what they learned of it is taken back (``rollBack()``).
-struct PlaceLevels: Hashable, Sendable, Codable {
-    struct Entry: Hashable, Sendable, Codable {
-        var place: Int32
+package struct PlaceLevels: Hashable, Sendable, Codable {
+    package struct Entry: Hashable, Sendable, Codable {
+        package var place: Int32
         var mean: Float
         var count: Int32
         /// The level-observation index of its newest reading: the stalest place is dropped for a new one.
@@ -25,17 +25,17 @@ struct PlaceLevels: Hashable, Sendable, Codable {
     }
 
     /// Places followed per beacon.
-    static let capacity = 64
+    package static let capacity = 64
     /// Readings a place's mean spans at most: beyond, each new reading weighs a `memory`-th.
     static let memory: Int32 = 32
 
-    private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
 
-    init() {}
+    package init() {}
 
     /// The median of the places' levels: the beacon's level as the venue hears it (0, the survey's,
     /// before any).
-    func venueLevel() -> Double {
+    package func venueLevel() -> Double {
         guard !entries.isEmpty else { return 0 }
         let means = entries.map(\.mean).sorted()
         let middle = means.count / 2
@@ -45,7 +45,7 @@ struct PlaceLevels: Hashable, Sendable, Codable {
     /// The level a reading at `place` is measured against: the place's mean, each of its readings weighing
     /// one against `prior` readings of the venue's level (a place's first reading alone is as noisy as any
     /// reading); the venue's level at a place not heard yet.
-    func reference(at place: Int32, prior: Double) -> Double {
+    package func reference(at place: Int32, prior: Double) -> Double {
         let venue = venueLevel()
         guard let entry = entries.first(where: { $0.place == place }) else { return venue }
         let count = Double(entry.count)
@@ -53,7 +53,7 @@ struct PlaceLevels: Hashable, Sendable, Codable {
     }
 
     /// Learns `residual` (dB, net of any offset matching already corrects by) at `place`.
-    mutating func record(place: Int32, residual: Double, index: Int32) {
+    package mutating func record(place: Int32, residual: Double, index: Int32) {
         if let slot = entries.firstIndex(where: { $0.place == place }) {
             var entry = entries[slot]
             entry.count = min(entry.count + 1, Self.memory)
@@ -71,7 +71,7 @@ struct PlaceLevels: Hashable, Sendable, Codable {
     }
 
     /// Marks every place's level as settled: no change is under way (both level statistics at 0).
-    mutating func settle() {
+    package mutating func settle() {
         for slot in entries.indices {
             entries[slot].settled = Settled(mean: entries[slot].mean, count: entries[slot].count)
         }
@@ -79,7 +79,7 @@ struct PlaceLevels: Hashable, Sendable, Codable {
 
     /// Takes back what the places learned since they were last settled: a change was named, and what they
     /// took in of it while it was measured would otherwise hide it (places heard only since are dropped).
-    mutating func rollBack() {
+    package mutating func rollBack() {
         entries = entries.compactMap { entry in
             guard let settled = entry.settled else { return nil }
             var rolled = entry

@@ -10,14 +10,14 @@ public struct BlockSelection: Sendable, Hashable {
     public private(set) var blockCount: Int
 
     /// `runs` must be ascending and disjoint.
-    init(runs: [Range<Int>]) {
+    package init(runs: [Range<Int>]) {
         self.runs = runs
         blockCount = runs.reduce(0) { $0 + $1.count }
     }
 
     /// The runs array, leaving the selection empty: uniquely held, so the next selection can be laid out in
     /// its storage without allocating.
-    mutating func takeRuns() -> [Range<Int>] {
+    package mutating func takeRuns() -> [Range<Int>] {
         defer {
             runs = []
             blockCount = 0
@@ -61,7 +61,7 @@ public struct BlockSelection: Sendable, Hashable {
     /// Calls `body(row, slot)` for every existing row of the selected blocks, in ascending row order, with
     /// `slot` its index in a packed buffer.
     @inline(__always)
-    func forEachRow(in map: RadioMap, _ body: (_ row: Int, _ slot: Int) -> Void) {
+    package func forEachRow(in map: RadioMap, _ body: (_ row: Int, _ slot: Int) -> Void) {
         var slot = 0
         for run in runs {
             for block in run {
@@ -141,7 +141,7 @@ extension RadioMap {
     ///
     /// The runs array has room for at least `reservingRuns` runs: a spots-first search lays its spots' runs
     /// out in the array of its centroids' selection.
-    func candidateBlocks(for query: QueryVector, search: CandidateSearch, reservingRuns: Int = 0) -> BlockSelection {
+    package func candidateBlocks(for query: QueryVector, search: CandidateSearch, reservingRuns: Int = 0) -> BlockSelection {
         switch search {
         case .exhaustive: return .all(of: self)
         case .beaconIndex: return candidateBlocks(for: query, reservingRuns: reservingRuns)
@@ -247,7 +247,7 @@ extension RadioMap {
 
     /// The blocks holding the fingerprints of `spots` (indices into ``spots``, any order, repeats allowed),
     /// as runs.
-    func blocks(ofSpots spots: some Sequence<Int>) -> BlockSelection {
+    package func blocks(ofSpots spots: some Sequence<Int>) -> BlockSelection {
         let ascending = spots.map { Int32($0) }.sorted()
         return ascending.withUnsafeBufferPointer { blocks(ofAscendingSpots: $0) }
     }
@@ -255,7 +255,7 @@ extension RadioMap {
     /// The blocks holding the fingerprints of `spots` (ascending, repeats allowed), as runs laid out with no
     /// bitmap: rows are ordered by spot, so their blocks come in order too. The runs go into `storage`'s
     /// array, emptied: held uniquely and with room for a run a spot, it allocates nothing.
-    func blocks(ofAscendingSpots spots: UnsafeBufferPointer<Int32>, reusing storage: consuming [Range<Int>] = []) -> BlockSelection {
+    package func blocks(ofAscendingSpots spots: UnsafeBufferPointer<Int32>, reusing storage: consuming [Range<Int>] = []) -> BlockSelection {
         var runs = consume storage
         runs.removeAll(keepingCapacity: true)
         runs.reserveCapacity(spots.count)
@@ -279,7 +279,7 @@ extension RadioMap {
 
     /// The runs of set bits, as a selection: one array, allocated once at its final size, or at
     /// `reserving` runs where that is more.
-    static func runs(of bits: UnsafeMutableBufferPointer<UInt64>, blockCount: Int, reserving: Int = 0) -> BlockSelection {
+    package static func runs(of bits: UnsafeMutableBufferPointer<UInt64>, blockCount: Int, reserving: Int = 0) -> BlockSelection {
         var runs: [Range<Int>] = []
         runs.reserveCapacity(max(reserving, runCount(of: bits)))
         var open: Int?
@@ -310,7 +310,7 @@ extension RadioMap {
 
     /// How many runs of set bits `bits` holds: the set bits whose lower neighbour (the previous word's top
     /// bit for bit 0) is clear, counted a word at a time.
-    static func runCount(of bits: UnsafeMutableBufferPointer<UInt64>) -> Int {
+    package static func runCount(of bits: UnsafeMutableBufferPointer<UInt64>) -> Int {
         var count = 0, previousTop: UInt64 = 0
         for word in bits {
             count += (word & ~((word << 1) | previousTop)).nonzeroBitCount

@@ -6,7 +6,7 @@ import MatcherKernels
 /// dense block) or the block stores (a sparse one, ``BlockStorage``), and yields 8 sets of sums with no
 /// horizontal reduction. They read a third of the bytes of
 /// the BLAS layout and allocate nothing (docs/decisions/2026-11-22-simd-kernel-over-blas.md).
-enum CompactKernels {
+package enum CompactKernels {
     typealias Vector = SIMD8<Float>
 
     /// Sums over the beacons a query shares with 8 fingerprints (one per lane).
@@ -33,7 +33,7 @@ enum CompactKernels {
     /// The loops that sum the dB-offset metric (the one every tuned and untuned venue uses) over
     /// ``DecibelLevels``, each giving the same distances and bounds to the bit: which instruction set's table
     /// of MatcherKernels a metric calls through (``DecibelOffsetMetric/init(floor:penalty:offsetShrinkage:loop:)``).
-    enum LevelLoop: CaseIterable, Sendable {
+    package enum LevelLoop: CaseIterable, Sendable {
         /// Swift's SIMD types for the exact distances and MatcherKernels' plain C for the coarse pass, on any CPU.
         case portable
         /// MatcherKernels' AVX2 loops.
@@ -43,7 +43,7 @@ enum CompactKernels {
         case avx512VNNI
 
         /// Whether this CPU runs the loop: asked once per process.
-        var isAvailable: Bool { kernels != nil }
+        package var isAvailable: Bool { kernels != nil }
 
         /// MatcherKernels' table of the loop's functions, nil where this CPU does not run them.
         var kernels: LevelKernels? {
@@ -73,7 +73,7 @@ enum CompactKernels {
     }
 
     /// The fastest of the loops this CPU runs, which every locate takes unless told otherwise.
-    static let fastestLevelLoop = LevelLoop.allCases.last(where: \.isAvailable) ?? .portable
+    package static let fastestLevelLoop = LevelLoop.allCases.last(where: \.isAvailable) ?? .portable
 
     /// This CPU's last-level cache in bytes, nil where unknown: asked once per process.
     static let lastLevelCacheBytes: Int? = {

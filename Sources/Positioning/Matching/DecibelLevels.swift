@@ -8,7 +8,7 @@ import MatcherKernels
 ///
 /// Sums of integers are exact in any order, so the AVX2 loop and the Swift loop for other CPUs agree to
 /// the bit by construction. 32-bit sums hold at least 800 beacons in common at 100 dB of difference each.
-struct DecibelLevels: Sendable {
+package struct DecibelLevels: Sendable {
     /// Levels per dB.
     static let steps: Float = 16
     /// A row that does not hear the column.
@@ -49,15 +49,15 @@ struct DecibelLevels: Sendable {
     /// The levels rounded to 1/2 dB, for a first pass that reads half the bytes
     /// (``DecibelOffsetMetric/distanceBounds(from:in:blocks:lower:upper:)``); nil where the map does not keep
     /// them (``RadioMap/CoarsePass``).
-    let coarse: CoarseLevels?
+    package let coarse: CoarseLevels?
 
     /// A sparse map's levels a byte each, in the same layout: 0 where the row does not hear the beacon, `b`
     /// for the level `(b − 1) / 2` dB (`8 (b − 1)` in 1/16 dB), the nearest to the exact one up to 127 dB.
-    struct CoarseLevels: Sendable {
+    package struct CoarseLevels: Sendable {
         let bytes: [UInt8]
         /// The largest difference between a level and its coarse one, in 1/16 dB: 4 (1/4 dB) unless a level
         /// lies beyond 127 dB, where the coarse levels stop. Measured, so the bounds hold for any map.
-        let error: Int16
+        package let error: Int16
 
         init(levels: [Int16]) {
             var largest = 0

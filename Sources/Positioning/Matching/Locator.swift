@@ -140,7 +140,7 @@ public struct Locator: Sendable {
     /// distances, and what the locate works in over the spots' rows (at most ``RadioMap/widestSpotBlocks``
     /// blocks a kept spot), each in turn. On a large map both outgrow the stack's share, and two buffers
     /// would be two allocations a locate.
-    func withCandidateBlocks<Result>(
+    package func withCandidateBlocks<Result>(
         for query: QueryVector, in map: RadioMap, scratchPerRow: Int?,
         _ body: (BlockSelection, UnsafeMutableBufferPointer<Float>?) -> Result
     ) -> Result {
@@ -197,7 +197,7 @@ public struct Locator: Sendable {
     /// the values under and at a pivot (the median of three), then compacts the side holding the rank to
     /// the front. Non-negative floats order as their bit patterns do as integers, so a comparison is the
     /// sign of an integer difference, added to a count.
-    static func smallest(_ rank: Int, of values: UnsafeMutableBufferPointer<Float>) -> Float {
+    package static func smallest(_ rank: Int, of values: UnsafeMutableBufferPointer<Float>) -> Float {
         guard rank >= 1, rank <= values.count else { return .infinity }
         return values.withMemoryRebound(to: Int32.self) { bits in
             var count = bits.count
@@ -286,7 +286,7 @@ public struct Locator: Sendable {
     /// fingerprints, the `k`-th smallest row upper bound (`k` the rows the estimator takes). At least `s`
     /// spots (`k` rows) are then that near, so a spot or row further than the bound is not in the answer,
     /// and one at most that far has a lower bound at most that far: it is read again.
-    func answerBound(upper: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap) -> Float {
+    package func answerBound(upper: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap) -> Float {
         let spotsWanted = max(1, neighbours == .spots ? max(candidateCount, estimator.candidatesWanted) : candidateCount)
         let rowsWanted = neighbours == .fingerprints ? max(1, estimator.candidatesWanted) : 0
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: spotsWanted + rowsWanted) { buffer in
@@ -398,7 +398,7 @@ public struct Locator: Sendable {
     }
 
     /// ``nearestRows(_:in:limit:)`` over the rows `blocks` selects, their distances packed.
-    static func nearestRows(
+    package static func nearestRows(
         _ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int
     ) -> [SpotCandidate] {
         NearestCandidates.nearest(limit: limit, in: map) { best in
@@ -434,7 +434,7 @@ public struct Locator: Sendable {
     /// is not under the last kept one either, the spot was going to be turned away whatever its rows in
     /// the block (the bound only falls as spots are kept). The mean of a spot's best rows can fall under
     /// the bound with one of its rows above it, so that aggregation reads every row.
-    func nearestSpots(_ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int) -> [SpotCandidate] {
+    package func nearestSpots(_ distances: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap, limit: Int) -> [SpotCandidate] {
         let passesOverBlocks = keptPerSpot == 1
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: keptPerSpot) { best in
             NearestCandidates.nearest(limit: limit, in: map) { nearest in

@@ -29,7 +29,7 @@ public struct RadioMap: Sendable {
     /// aggregating row distances per spot is one sequential pass.
     public let spotRanges: [Range<Int>]
     /// The most blocks one spot's rows reach into: a selection of `n` spots holds at most `n` times as many.
-    let widestSpotBlocks: Int
+    package let widestSpotBlocks: Int
     /// Number of reference fingerprints (rows).
     public let count: Int
     /// Number of beacons (columns).
@@ -62,7 +62,7 @@ public struct RadioMap: Sendable {
     let storage: BlockStorage
     /// The blocks' levels in 16-bit integers, which ``DecibelOffsetMetric`` compares: a map in
     /// ``SignalRepresentation/decibels(floor:)`` has them, a map in relative powers does not.
-    let decibelLevels: DecibelLevels?
+    package let decibelLevels: DecibelLevels?
     private let denseExpansion = DerivedLayout()
     /// Whether each block keeps only the columns its fingerprints hear (a large venue) rather than all.
     public var isBlockSparse: Bool {
@@ -116,7 +116,7 @@ public struct RadioMap: Sendable {
 
     /// As the public initialiser, with the block layout forced by `layout` (tests compare the two), and
     /// without spot centroids where `buildsCentroids` is false (to time them apart).
-    init(
+    package init(
         spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
         representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, buildsCentroids: Bool = true,
         coarsePass: CoarsePass = .automatic

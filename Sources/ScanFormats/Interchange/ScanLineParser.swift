@@ -20,8 +20,10 @@ public struct ScanLineParser {
 
     /// Strings that repeat from line to line (beacon UUIDs, device names, spots), kept so each is
     /// allocated once per log rather than once per reading.
-    struct StringCache {
+    package struct StringCache {
         private var recent: [String] = []
+
+        package init() {}
 
         /// The cached string equal to `bytes`, or a new one (remembered).
         mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -47,7 +49,7 @@ public struct ScanLineParser {
 
     /// Parses one line, or nil when the line needs `JSONDecoder`. `strings` carries interned strings from
     /// line to line.
-    static func parse(_ bytes: UnsafeRawBufferPointer, strings: inout StringCache) -> ScanLine? {
+    package static func parse(_ bytes: UnsafeRawBufferPointer, strings: inout StringCache) -> ScanLine? {
         var parser = ScanLineParser(bytes, strings: strings)
         defer { strings = parser.strings }
         return parser.line()
