@@ -220,10 +220,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "VenueServicesTests",
+            dependencies: ["VenueServices", "FingerprintStore", "Positioning", "PositioningTuning", "ScanFormats", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PositiondTests",
             dependencies: [
                 "positiond", "FingerprintStore", "Positioning", "PositioningTuning", "ScanFormats", "VenueSimulator",
-                "TestSupport", "BeaconfixClient", "VenueServices",
+                "TestSupport", "BeaconfixClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "Yams", package: "Yams"),

@@ -11,7 +11,9 @@ extension Survey {
             discussion: """
                 Consecutive samples of one device at one spot are grouped into windows of --window samples, one \
                 fingerprint each. Spots missing from the venue are created from the lines' coordinates. A \
-                malformed line stops the command with FILE:LINE and nothing written, unless --skip-bad. The default                 window of 1 stores every scan, so that 'survey tune' can choose how many to merge per venue. At the                 end the venue is tuned ('survey tune') unless --no-tune.
+                malformed line stops the command with FILE:LINE and nothing written, unless --skip-bad. The default \
+                window of 1 stores every scan, so that 'survey tune' can choose how many to merge per venue. At the \
+                end the venue is tuned ('survey tune') unless --no-tune.
 
                 A walking survey: with --path, lines without coordinates are placed where the surveyor was at \
                 their time, on the line between the checkpoints before and after it (JSON Lines, one checkpoint a \

@@ -42,6 +42,28 @@ struct ArgumentTests {
         #expect(Survey.helpMessage(for: Survey.Evaluate.self).contains("values: knn"))
     }
 
+    /// Every command under `command`, itself included.
+    static func commands(under command: any ParsableCommand.Type) -> [any ParsableCommand.Type] {
+        [command] + command.configuration.subcommands.flatMap { commands(under: $0) }
+    }
+
+    @Test("every command's help reads as sentences: no run of spaces inside a line of its text")
+    func helpHasNoSpaceRuns() {
+        // Given every command of survey
+        let commands = Self.commands(under: Survey.self)
+        #expect(commands.count > 20)
+        for command in commands {
+            // When its abstract and discussion are laid out as --help prints them
+            let text = command.configuration.abstract + "\n" + command.configuration.discussion
+            // Then no line holds three spaces in a row after its indentation (a string literal joined without
+            // its line-continuation backslash does)
+            for line in text.split(separator: "\n") {
+                let body = line.drop { $0 == " " }
+                #expect(!body.contains("   "), "\(command._commandName): \(line)")
+            }
+        }
+    }
+
     @Test("missing required options and unknown subcommands are named")
     func missingOptions() throws {
         #expect(try #require(message(["record", "log.jsonl"])).contains("--venue"))

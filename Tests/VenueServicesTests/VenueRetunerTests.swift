@@ -7,7 +7,7 @@ import Testing
 import VenueServices
 
 /// Re-tuning after commits: one tuning of a venue at a time, and the commits made meanwhile folded into one more.
-@Suite("positiond: re-tuning after survey sessions")
+@Suite("VenueServices: re-tuning after survey sessions")
 struct VenueRetunerTests {
     /// How many tunings ran, and the most that ran at once.
     final class TuningLog: Sendable {
@@ -18,9 +18,9 @@ struct VenueRetunerTests {
     @Test("commits made while the venue is being tuned make exactly one more tuning, after the running one, which sees their survey")
     func coalesced() async throws {
         // Given the demo venue recorded but not tuned, and a retuner over the store's real tuning that logs its calls
-        let store = try await TestEnvironment.untunedDemoStore()
+        let store = try await DemoVenue.store()
         let log = TuningLog()
-        let retuner = VenueRetuner(logger: TestEnvironment.logger) { venue in
+        let retuner = VenueRetuner(logger: DemoVenue.logger) { venue in
             log.counts.withLock { counts in
                 counts.started += 1
                 counts.running += 1
@@ -32,7 +32,7 @@ struct VenueRetunerTests {
         // When a tuning is asked for, and three more once it has started (three commits during it), the survey changing meanwhile
         await retuner.retune("demo-hall")
         while log.counts.withLock({ $0.started }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
-        let lines = ScanLogDecoder().decode(try TestEnvironment.demoFile("survey.jsonl")).lines.map(\.line)
+        let lines = ScanLogDecoder().decode(try DemoVenue.file("survey.jsonl")).lines.map(\.line)
         let session = try await store.openSurveyUpload(venue: "demo-hall", operator: nil, deviceModel: nil, notes: nil)
         _ = try await store.addSurveyBatch(Array(lines.prefix(30)), id: "more", to: session.id, of: "demo-hall")
         let committed = try await store.commitSurveyUpload(session.id, of: "demo-hall", options: RecordOptions(windowSize: 1, builder: PositioningConfiguration().builder))
