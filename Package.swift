@@ -183,10 +183,14 @@ let package = Package(
         .executableTarget(name: "EmbedText", path: "Plugins/EmbedText"),
         // What the test targets share: scratch folders removed when the test process exits, the survey
         // executable run as a user runs it, and `eventually` (polling, never a fixed sleep, before an assertion).
-        // And the model's fixtures: beacons, samples, fingerprints, and the shared datasets (read by ScanFormats).
+        // And the fixtures: beacons, samples, fingerprints, the shared datasets (read by ScanFormats), and the
+        // demo venue in a fresh store.
         .target(
             name: "TestSupport",
-            dependencies: ["Positioning", "PositioningTuning", "ScanFormats"],
+            dependencies: [
+                "Positioning", "PositioningTuning", "ScanFormats", "FingerprintStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),

@@ -28,12 +28,9 @@ enum TestEnvironment {
         return logger
     }()
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// venues/demo-hall's files.
     static func demoFile(_ name: String) throws -> Data {
-        try Data(contentsOf: packageRoot.appendingPathComponent("venues/demo-hall/\(name)"))
+        try DemoVenue.file(name)
     }
 
     static var walk: [ScanLine] {
@@ -50,22 +47,7 @@ enum TestEnvironment {
     /// demo-hall imported and recorded, not tuned (a venue on the default configuration); `adjust` may
     /// change its definition before the import (a geo anchor, none).
     static func untunedDemoStore(_ adjust: (inout VenueDefinition) -> Void = { _ in }) async throws -> FingerprintStore {
-        let directory = try ScratchSpace.directory("positiond")
-        let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
-        var definition = try JSONDecoder().decode(VenueDefinition.self, from: demoFile("venue.json"))
-        adjust(&definition)
-        var plans: [Int: FloorPlanImage] = [:]
-        for floor in definition.floors {
-            guard let plan = floor.plan else { continue }
-            plans[floor.level] = try FloorPlanImage(data: demoFile(plan.image), path: plan.image)
-        }
-        _ = try await store.importVenue(definition, plans: plans)
-        let survey = ScanLogDecoder().decode(try demoFile("survey.jsonl")).lines
-        let configuration = PositioningConfiguration()
-        _ = try await store.record(
-            try survey.map { LabelledSample(sample: try $0.line.sample(), truth: $0.line.groundTruth!) }, into: "demo-hall",
-            options: RecordOptions(windowSize: configuration.surveyWindow, builder: configuration.builder))
-        return store
+        try await DemoVenue.store(logger: logger, adjust)
     }
 
     /// What `survey tune` chooses for demo-hall: computed once per test process, stored in every demo store.

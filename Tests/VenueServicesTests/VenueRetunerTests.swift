@@ -4,6 +4,7 @@ import Positioning
 import ScanFormats
 import Synchronization
 import Testing
+import TestSupport
 import VenueServices
 
 /// Re-tuning after commits: one tuning of a venue at a time, and the commits made meanwhile folded into one more.

@@ -1,5 +1,6 @@
 import FingerprintStore
 import Testing
+import TestSupport
 import VenueServices
 
 @Suite("VenueServices: tuning a venue")

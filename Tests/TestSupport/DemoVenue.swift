@@ -1,30 +1,37 @@
-import FingerprintStore
-import Foundation
-import Logging
+public import FingerprintStore
+public import Foundation
+public import Logging
 import Positioning
 import PositioningTuning
-import ScanFormats
-import TestSupport
+public import ScanFormats
 
-/// venues/demo-hall in a fresh SQLite file: imported, and recorded unless asked not to, never tuned.
-enum DemoVenue {
-    static let logger: Logger = {
-        var logger = Logger(label: "venue-services-test")
+/// venues/demo-hall in a fresh SQLite file, imported (with its floor plans) and recorded as `make run` does,
+/// never tuned.
+public enum DemoVenue {
+    public static let logger: Logger = {
+        var logger = Logger(label: "beaconfix-test")
         logger.logLevel = .warning
         return logger
     }()
 
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("venues/demo-hall")
 
-    static func file(_ name: String) throws -> Data {
+    /// One of venues/demo-hall's files.
+    public static func file(_ name: String) throws -> Data {
         try Data(contentsOf: folder.appendingPathComponent(name))
     }
 
-    static func store(recorded: Bool = true) async throws -> FingerprintStore {
-        let directory = try ScratchSpace.directory("venue-services")
+    /// - Parameters:
+    ///   - recorded: record survey.jsonl after the import.
+    ///   - adjust: changes the definition before it is imported.
+    public static func store(
+        recorded: Bool = true, logger: Logger = logger, _ adjust: (inout VenueDefinition) -> Void = { _ in }
+    ) async throws -> FingerprintStore {
+        let directory = try ScratchSpace.directory("demo-venue")
         let store = try FingerprintStore.open(path: directory.appendingPathComponent("beaconfix.sqlite").path, logger: logger)
-        let definition = try JSONDecoder().decode(VenueDefinition.self, from: file("venue.json"))
+        var definition = try JSONDecoder().decode(VenueDefinition.self, from: file("venue.json"))
+        adjust(&definition)
         var plans: [Int: FloorPlanImage] = [:]
         for floor in definition.floors {
             guard let plan = floor.plan else { continue }
