@@ -4,9 +4,10 @@
 #     files in Thresholds/allocations/, at most the recorded count;
 #   - the tuner's locate at 100,000 fingerprints against a fixed loop (a 48 MB read and an integer loop)
 #     timed in turns with it, in thousandths: a ratio, since the build VMs drift by 20 to 40% between runs
-#     and a drift slows both alike. Its median over the run may exceed the recorded one by 15% at most
-#     (a run's median moved by up to 7% here; its p90 by up to 27%, after a build). The ratio depends on
-#     the CPU's loops, so it is recorded per CPU: Thresholds/cpu/<vendor>-<family>-<model>-<vector loop>.json.
+#     and a drift slows both alike. Its median over the run may exceed the recorded one by the tolerance
+#     (Thresholds/tolerances.json); a median over it is measured twice more and the lowest of the three
+#     judged, since a slower locate repeats and a noisy neighbour on the VM rarely does. The ratio depends
+#     on the CPU's loops, so it is recorded per CPU: Thresholds/cpu/<vendor>-<family>-<model>-<vector loop>.json.
 # A CPU with no recorded ratio has its allocations checked and its ratio printed, with the command that
 # records it. A regression fails; a figure better than its threshold by more than the tolerance asks for
 # it to be recorded again.
@@ -91,6 +92,21 @@ if [[ $parts == *allocations* ]]; then
 fi
 if [[ $parts == *gate* ]]; then
     median=$(gate_median)
+    # A neighbour on the VM can slow one run's locates more than its loop: with no change of code, one
+    # run's median rose by 15% over the five before it (1028 after 890-944). A slower locate slows every
+    # run, so a median over the limit is measured twice more and the lowest of the three is judged.
+    limit=$(python3 -c 'import json, os, sys
+path = os.path.join("Thresholds/cpu", sys.argv[1] + ".json")
+if os.path.exists(path):
+    tolerance = json.load(open("Thresholds/tolerances.json"))["locate time per fixed loop, thousandths"]
+    print(int(json.load(open(path))["p50"] * (1 + tolerance / 100)))' "$cpu")
+    for again in 1 2; do
+        [[ -n $limit ]] && ((median > limit)) || break
+        echo "locate against a fixed loop: median $median over its limit $limit; measuring again ($again of 2)"
+        next=$(gate_median)
+        echo "locate against a fixed loop: median $next"
+        ((next < median)) && median=$next
+    done
 fi
 python3 - "$parts" "$measured" "$cpu" "$median" <<'PY'
 import json, os, sys
