@@ -73,11 +73,13 @@ let package = Package(
             dependencies: ["Positioning"],
             swiftSettings: swiftSettings
         ),
-        // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder)
-        // and the threads they bring: Positioning stays pure maths.
+        // The wire and file formats (scan logs, venue definitions, the fast parser, the streaming decoder,
+        // a log read as labelled samples with the next piece decoded in the background) and the threads
+        // they bring: Positioning stays pure maths, the store persistence.
         .target(
             name: "ScanFormats",
-            dependencies: ["Positioning"],
+            // A survey log's lines are labelled samples, the tuner's and the evaluation's input.
+            dependencies: ["Positioning", "PositioningTuning"],
             swiftSettings: swiftSettings
         ),
         // The propagation simulator (venues, surveys, walks, visitors, floor plans): an offline tool for the

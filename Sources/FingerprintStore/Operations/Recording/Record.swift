@@ -1,7 +1,7 @@
 import Foundation
 import Positioning
 public import PositioningTuning
-import ScanFormats
+public import ScanFormats
 
 extension FingerprintStore {
     /// Builds fingerprints from a survey log and stores them, all in one transaction.

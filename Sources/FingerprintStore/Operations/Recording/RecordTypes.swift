@@ -1,6 +1,7 @@
 import Foundation
 public import Positioning
 public import PositioningTuning
+import ScanFormats
 
 /// How `record` turns a survey log into fingerprints.
 public struct RecordOptions: Sendable {
@@ -56,18 +57,6 @@ public struct RecordSummary: Hashable, Sendable, Codable {
     /// Spots with fewer than 3 fingerprints or whose fingerprints see fewer than 3 beacons.
     public var spotsToRevisit: [String]
     public var revision: Int
-}
-
-/// Survey samples handed to ``FingerprintStore/record(from:into:options:)`` a chunk at a time, in log order,
-/// so that a long log never sits in memory decoded as a whole and the next chunk can be decoded while
-/// the store writes this one.
-///
-/// Synchronous on purpose: the recording's transaction holds the store's connection (on SQLite, runs on its
-/// thread), so a source must hand over its next chunk without waiting for other work.
-public protocol LabelledSampleSource {
-    /// The next samples in log order; nil once the log is over. A throw abandons the recording:
-    /// nothing is written.
-    mutating func nextChunk() throws -> [LabelledSample]?
 }
 
 /// Samples already in memory: one chunk.

@@ -1,9 +1,20 @@
-public import ScanFormats
 import Dispatch
 import Synchronization
 public import Foundation
 public import Positioning
 public import PositioningTuning
+
+/// Survey samples handed to the store's `record(from:into:options:)` a chunk at a time, in log order,
+/// so that a long log never sits in memory decoded as a whole and the next chunk can be decoded while
+/// the store writes this one.
+///
+/// Synchronous on purpose: the recording's transaction holds the store's connection (on SQLite, runs on its
+/// thread), so a source must hand over its next chunk without waiting for other work.
+public protocol LabelledSampleSource {
+    /// The next samples in log order; nil once the log is over. A throw abandons the recording:
+    /// nothing is written.
+    mutating func nextChunk() throws -> [LabelledSample]?
+}
 
 /// Lines of a survey log that cannot be recorded, in line order: why `record` refused the log.
 public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible {
@@ -18,7 +29,7 @@ public struct MalformedLines: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// A survey log held in memory, decoded a piece at a time for ``FingerprintStore/record(from:into:options:)``:
+/// A survey log held in memory, decoded a piece at a time for the store's `record(from:into:options:)`:
 /// while the store writes one piece's fingerprints, the next piece is decoded on another core, and the
 /// log never sits in memory decoded as a whole.
 ///
