@@ -6,12 +6,13 @@ DB        ?= beaconfix.sqlite
 # libjs-leaflet: the map page's Leaflet, served by positiond from /usr/share/javascript/leaflet.
 APT_DEPS  := libsqlite3-dev libblas-dev pkg-config libjs-leaflet
 # Tests run optimised: the accuracy tests tune every shared dataset (cross-validation over the whole search
-# space), which takes seconds optimised and many minutes in a debug build. -enable-testing lets the tests'
-# @testable imports see internal types; `make run` builds with the same flags so the two share one build.
+# space), which takes seconds optimised and many minutes in a debug build. The tests import the modules
+# plainly and reach what they check through `package` access, so nothing is built with -enable-testing;
+# `make run` builds with the same flags so the two share one build.
 # --disable-sandbox: the benchmark plugin (scripts/benchmark-smoke.sh) must run with it, and SwiftPM puts it
 # on every compiler command, so a build without it shares not one module with the benchmarks' build in the
 # same folder (each would recompile all of them, SwiftNIO to beaconfix, about 10 minutes on 2 cores).
-RELEASE   := -c release -Xswiftc -enable-testing --disable-sandbox
+RELEASE   := -c release --disable-sandbox
 
 .PHONY: deps build test run release clean-db
 

@@ -16,14 +16,14 @@
 # .ci/run builds first (--build-only), while the checks on the binaries run beside it, then runs them all.
 #
 # The Benchmarks package builds in the main package's scratch folder (../.build) with `make test`'s flags
-# (the Makefile's RELEASE: -enable-testing and --disable-sandbox, which SwiftPM puts on every compiler
+# (the Makefile's RELEASE: --disable-sandbox, which SwiftPM puts on every compiler
 # command), so the modules `make test` compiled (SwiftNIO, GRDB, postgres-nio, swift-crypto, the project's
 # own) are not compiled a second time: only the benchmark package and the benchmarks are.
 set -euo pipefail
 self=$(realpath "$0")
 cd "$(dirname "$0")/../Benchmarks"
 # The same as the Makefile's RELEASE flags (-c release is the benchmark plugin's own choice).
-shared_build=(--scratch-path ../.build -Xswiftc -enable-testing --disable-sandbox)
+shared_build=(--scratch-path ../.build --disable-sandbox)
 selection=()
 build_only=false
 while (($#)); do

@@ -10,9 +10,9 @@ import Synchronization
 /// write leaves the database exactly as it was. The engines live under `Backend/`, the only place that
 /// imports GRDB or postgres-nio.
 public final class FingerprintStore: Sendable {
-    /// The engine: SQLite's connection, or PostgreSQL's pool. Internal: the store's methods are the API, and
-    /// its callers never see GRDB or postgres-nio (tests that inject faults reach it with `@testable import`).
-    let backend: any StoreBackend
+    /// The engine: SQLite's connection, or PostgreSQL's pool. Not public: the store's methods are the API, and
+    /// its callers never see GRDB or postgres-nio (tests that inject faults reach it through `package` access).
+    package let backend: any StoreBackend
     /// The SQLite engine, for the tests that inject faults under the seam.
     let sqlite: SQLiteBackend?
     let logger: Logger
@@ -27,7 +27,7 @@ public final class FingerprintStore: Sendable {
     public var path: String { backend.location }
 
     /// Wraps a PostgreSQL store, migrating its schema to this build's version.
-    convenience init(postgres: PostgresBackend, logger: Logger) async throws {
+    package convenience init(postgres: PostgresBackend, logger: Logger) async throws {
         try await postgres.checkConnection()
         try await PostgresMigrations.migrate(postgres)
         self.init(backend: postgres, sqlite: nil, logger: logger)

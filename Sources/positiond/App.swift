@@ -77,9 +77,9 @@ struct App {
 }
 
 /// A reason positiond refuses to start, as one sentence saying what to do.
-struct StartupError: Error, CustomStringConvertible {
+package struct StartupError: Error, CustomStringConvertible {
     var message: String
-    var description: String { message }
+    package var description: String { message }
 
     /// A failure to listen on `host:port`, in words.
     static func listening(_ error: IOError, host: String, port: Int) -> StartupError {

@@ -1,12 +1,12 @@
-import FingerprintStore
-import Foundation
-import Hummingbird
-import HummingbirdWebSocket
+package import FingerprintStore
+package import Foundation
+package import Hummingbird
+package import HummingbirdWebSocket
 
 /// The request context of every route, WebSocket upgrades included.
-struct AppRequestContext: RequestContext, WebSocketRequestContext {
-    var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<Self>
+package struct AppRequestContext: RequestContext, WebSocketRequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let webSocket: WebSocketHandlerReference<Self>
     /// The request's id: the client's `X-Request-ID`, or one made up here.
     var requestID: String = ""
     /// The scope of the API key that authenticated the request; nil when authentication is off.
@@ -15,7 +15,7 @@ struct AppRequestContext: RequestContext, WebSocketRequestContext {
     /// or one name for every caller when authentication is off (the daemon is then on loopback only).
     var client: String = "unauthenticated"
 
-    init(source: Source) {
+    package init(source: Source) {
         coreContext = .init(source: source)
         webSocket = .init()
     }
@@ -24,15 +24,15 @@ struct AppRequestContext: RequestContext, WebSocketRequestContext {
 /// The API's JSON conventions for what the daemon encodes outside the generated server (live messages,
 /// the fast routes' fallback decoding): the generated types name their own keys; dates are ISO 8601,
 /// keys sorted, as the generated server writes them (``PositiondAPI/configuration``).
-enum APIJSON {
-    static let encoder: JSONEncoder = {
+package enum APIJSON {
+    package static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
 
-    static let decoder: JSONDecoder = {
+    package static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

@@ -1,10 +1,10 @@
-import FingerprintStore
-import Hummingbird
-import HummingbirdWebSocket
-import Logging
-import Positioning
-import Prometheus
-import VenueServices
+package import FingerprintStore
+package import Hummingbird
+package import HummingbirdWebSocket
+package import Logging
+package import Positioning
+package import Prometheus
+package import VenueServices
 
 /// Builds the whole daemon: main and every test call this, so tests exercise the real wiring.
 ///
@@ -14,7 +14,7 @@ import VenueServices
 ///   - metrics: the registry `/metrics` emits (the caller bootstraps swift-metrics with it).
 /// - Throws: when there is no API key and the address is not loopback (the daemon would be open to
 ///   anyone), or when a venue's radio map cannot be built.
-func buildApplication(
+package func buildApplication(
     settings: Settings, store: FingerprintStore, metrics: PrometheusCollectorRegistry, logger: Logger
 ) async throws -> some ApplicationProtocol {
     let keys = try await KeyCache(store: store)

@@ -1,10 +1,10 @@
-import Metrics
-import Prometheus
+package import Metrics
+package import Prometheus
 
 /// Metric names and the Prometheus factory positiond uses.
-enum Observability {
+package enum Observability {
     /// Prometheus wants `[a-zA-Z_:][a-zA-Z0-9_:]*`: swift-metrics labels from libraries use dots.
-    static func metricsFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+    package static func metricsFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.nameAndLabelSanitizer = { name, labels in
             (sanitize(name), labels.map { (sanitize($0.0), $0.1) })

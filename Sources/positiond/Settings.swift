@@ -1,6 +1,6 @@
-import Configuration
-import Foundation
-import Logging
+package import Configuration
+package import Foundation
+package import Logging
 
 /// positiond's settings, read once at start-up through swift-configuration.
 ///
@@ -8,33 +8,33 @@ import Logging
 /// variable prefixed with `POSITIOND_` (`POSITIOND_LOG_LEVEL=debug`), or the default here; flags win over
 /// the environment. ``documentation`` lists them all (`positiond --help` prints it); an unknown flag or a
 /// value that cannot be read stops the daemon with one clear line.
-struct Settings: Sendable {
-    var host = "127.0.0.1"
-    var port = 8080
+package struct Settings: Sendable {
+    package var host = "127.0.0.1"
+    package var port = 8080
     /// The store: a SQLite file's path, or a `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` URL shared by
     /// the replicas of a cluster. Never shown as given (the URL may hold a password): messages use the
     /// store's `path`, which leaves the password out.
-    var databasePath = "beaconfix.sqlite"
-    var logLevel = Logger.Level.info
+    package var databasePath = "beaconfix.sqlite"
+    package var logLevel = Logger.Level.info
     /// How often a SQLite store is checked for new venue revisions and key changes, and how often idle
     /// devices are forgotten (a PostgreSQL store notifies its changes and is not polled).
-    var revisionPollInterval: Duration = .seconds(2)
+    package var revisionPollInterval: Duration = .seconds(2)
     /// How often the live messages of this replica's devices leave for the other replicas, batched
     /// (PostgreSQL stores only): the delay a subscriber on another replica sees, at most.
     var liveRelayFlushInterval: Duration = .milliseconds(50)
     /// Devices silent for longer are forgotten.
-    var deviceIdleTimeout: Duration = .seconds(600)
+    package var deviceIdleTimeout: Duration = .seconds(600)
     /// At most this many devices are tracked; the least recently seen are evicted first.
     var maximumDevices = 10_000
-    var maximumBodyBytes = 256 * 1024
-    var maximumSamples = 60
-    var maximumReadings = 200
+    package var maximumBodyBytes = 256 * 1024
+    package var maximumSamples = 60
+    package var maximumReadings = 200
     /// Messages queued per live socket before the oldest are dropped.
     var liveBuffer = 64
     /// Live sockets open at once, in all; more are refused with 429 (each holds a buffer and a task).
-    var maximumLiveSubscribers = 1000
+    package var maximumLiveSubscribers = 1000
     /// Live sockets open at once per API key (per client address when authentication is off).
-    var maximumLiveSubscribersPerKey = 50
+    package var maximumLiveSubscribersPerKey = 50
     /// Seconds a sample's `t` may be ahead of the server's clock (phones' clocks drift); later is a 422.
     var clockFutureTolerance: Double = 300
     /// Where Leaflet's files are (Debian's libjs-leaflet): the map page loads them from /web/leaflet/.
@@ -47,28 +47,28 @@ struct Settings: Sendable {
     /// At most one trace point per device per this many seconds: the heatmap's and presence's resolution.
     var historyTraceInterval: Double = 10
     /// How often the buffered history is written, in one transaction.
-    var historyFlushInterval: Duration = .seconds(1)
+    package var historyFlushInterval: Duration = .seconds(1)
     /// History older than this is deleted.
     var historyRetention: Duration = .seconds(30 * 86_400)
     /// Dwell's default: visits shorter than this many seconds are not counted as visits.
     var minimumVisit: Double = 10
     /// Whether located scans are taken as evidence of the beacons' health (and matching acts on it).
-    var healthEnabled = true
+    package var healthEnabled = true
     /// How often the evidence gathered is stored and the venue's beacon health advanced.
-    var healthFlushInterval: Duration = .seconds(1)
+    package var healthFlushInterval: Duration = .seconds(1)
     /// Located samples kept per venue while the store is away; the oldest are dropped beyond it.
     var healthPendingLimit = 20_000
     /// Located samples per venue and second taken as evidence (a uniform subset of the venue's): a state
     /// rests on tens of samples, and a busy venue's thousands would only cost a core.
-    var healthSamplesPerSecond = 200
+    package var healthSamplesPerSecond = 200
 
-    init() {}
+    package init() {}
 
     /// Values that were given but could not be read (`--port abc`), as sentences: a typo must stop the
     /// daemon with a clear line, not fall back to a default silently.
     private(set) var unreadable: [String] = []
 
-    init(reader: ConfigReader) {
+    package init(reader: ConfigReader) {
         let defaults = Settings()
         var unreadable: [String] = []
         func read<T>(_ key: String, as kind: String, _ typed: (String) -> T?) -> T? {
@@ -122,7 +122,7 @@ struct Settings: Sendable {
     }
 
     /// Every setting: key, default, meaning. Flags and environment variables are derived from the key.
-    static let documentation: [(key: String, defaultValue: String, meaning: String)] = [
+    package static let documentation: [(key: String, defaultValue: String, meaning: String)] = [
         ("host", "127.0.0.1", "address to listen on (without an API key in the database, loopback only)"),
         ("port", "8080", "port to listen on"),
         ("db", "beaconfix.sqlite", "the database 'survey' wrote: a file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DB"),
@@ -151,11 +151,11 @@ struct Settings: Sendable {
         ("health.pending.max", "20000", "located samples kept per venue while the store is away (oldest dropped)"),
     ]
 
-    static func flag(of key: String) -> String { "--" + key.replacingOccurrences(of: ".", with: "-") }
-    static func environmentVariable(of key: String) -> String { "POSITIOND_" + key.replacingOccurrences(of: ".", with: "_").uppercased() }
+    package static func flag(of key: String) -> String { "--" + key.replacingOccurrences(of: ".", with: "-") }
+    package static func environmentVariable(of key: String) -> String { "POSITIOND_" + key.replacingOccurrences(of: ".", with: "_").uppercased() }
 
     /// `positiond --help`.
-    static var help: String {
+    package static var help: String {
         // Columns as wide as their longest entry, so that no flag or variable is cut.
         func width(_ column: (String) -> String) -> Int { documentation.map { column($0.key).count }.max()! + 2 }
         let flagWidth = width(flag(of:)), variableWidth = width(environmentVariable(of:))
@@ -176,7 +176,7 @@ struct Settings: Sendable {
     }
 
     /// Problems that make the settings unusable, as sentences.
-    func problems() -> [String] {
+    package func problems() -> [String] {
         var problems = unreadable
         if !(1...65535).contains(port) { problems.append("port \(port) is outside 1...65535") }
         if maximumDevices < 1 { problems.append("devices.max must be at least 1") }
@@ -194,5 +194,5 @@ struct Settings: Sendable {
     }
 
     /// Whether the daemon listens on the loopback interface only.
-    var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+    package var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
 }

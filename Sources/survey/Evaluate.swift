@@ -1,13 +1,15 @@
-import ArgumentParser
-import Foundation
-import FingerprintStore
-import Positioning
-import PositioningTuning
+package import ArgumentParser
+package import Foundation
+package import FingerprintStore
+package import Positioning
+package import PositioningTuning
 
 extension Survey {
     /// `survey evaluate`: how well the stored survey locates a walk with ground truth, or itself.
-    struct Evaluate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+    package struct Evaluate: AsyncParsableCommand {
+        package init() {}
+
+        package static let configuration = CommandConfiguration(
             abstract: "Measure positioning errors of a venue's survey against a test walk, or by cross-validation.",
             discussion: """
                 With --test, every window of --window consecutive samples of the walk is located and compared with \
@@ -56,7 +58,7 @@ extension Survey {
             case knn
         }
 
-        func validate() throws {
+        package func validate() throws {
             guard window >= 1 else { throw ValidationError("--window must be at least 1 (got \(window)).") }
             switch (test, crossValidate) {
             case (nil, false): throw ValidationError("Give a walk with --test FILE, or --cross-validate.")
@@ -71,7 +73,7 @@ extension Survey {
             if !faults.isEmpty, test == nil { throw ValidationError("Faults are injected into a walk: give --test FILE.") }
         }
 
-        func run() async throws {
+        package func run() async throws {
             let fingerprintStore = try await store.open()
             let clock = ContinuousClock()
             let loadStart = clock.now

@@ -1,12 +1,14 @@
-import ScanFormats
-import ArgumentParser
-import FingerprintStore
-import Positioning
+package import ScanFormats
+package import ArgumentParser
+package import FingerprintStore
+package import Positioning
 
 extension Survey {
     /// `survey record`: turn a survey walk into stored fingerprints.
-    struct Record: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+    package struct Record: AsyncParsableCommand {
+        package init() {}
+
+        package static let configuration = CommandConfiguration(
             abstract: "Record a survey log (JSON Lines) into a venue's fingerprints, in one transaction.",
             discussion: """
                 Consecutive samples of one device at one spot are grouped into windows of --window samples, one \
@@ -23,17 +25,17 @@ extension Survey {
                 first checkpoint, after the last, or between checkpoints on two floors are left out and counted.
                 """)
 
-        @OptionGroup var store: StoreOptions
+        @OptionGroup package var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
         @Option(name: .long, help: "The venue the survey belongs to.")
         var venue: String
 
         @Option(name: .long, help: "Consecutive samples per fingerprint (at least 1).")
-        var window: Int = PositioningConfiguration().surveyWindow
+        package var window: Int = PositioningConfiguration().surveyWindow
 
         @Option(name: .customLong("operator"), help: "Who walked the survey (kept with the session).")
-        var surveyor: String?
+        package var surveyor: String?
 
         @Flag(name: .long, help: "Skip and count malformed lines instead of refusing the file.")
         var skipBad = false
@@ -44,22 +46,22 @@ extension Survey {
         @OptionGroup var walkOptions: WalkOptions
 
         @Flag(name: .long, help: "Do not tune the venue after recording (see 'survey tune').")
-        var noTune = false
+        package var noTune = false
 
         @Argument(help: ArgumentHelp("The survey log, or - for standard input.", valueName: "file"))
-        var file: String
+        package var file: String
 
         private var path: String? { walkOptions.path }
         private var cell: Double { walkOptions.cell }
         private var snap: Double { walkOptions.snap }
 
-        func validate() throws {
+        package func validate() throws {
             guard window >= 1 else { throw ValidationError("--window must be at least 1 (got \(window)).") }
             guard !venue.isEmpty else { throw ValidationError("--venue must name a venue.") }
             guard path != "-" || file != "-" else { throw ValidationError("--path and the log cannot both be standard input.") }
         }
 
-        func run() async throws {
+        package func run() async throws {
             let fingerprintStore = try await store.open()
             let details = try await fingerprintStore.venue(venue)  // an unknown venue fails before the file is read
             var walk: WalkingSurvey?

@@ -1,9 +1,11 @@
-import ArgumentParser
+package import ArgumentParser
 
 /// The surveyor's and the operator's command line: builds and checks the venue's SQLite file.
 @main
-struct Survey: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct Survey: AsyncParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "survey",
         abstract: "Build, check and maintain beaconfix's fingerprint survey (a SQLite file, or a cluster's PostgreSQL).",
         discussion: """

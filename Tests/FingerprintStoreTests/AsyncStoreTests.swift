@@ -1,5 +1,5 @@
 import Foundation
-@testable import FingerprintStore
+import FingerprintStore
 import Testing
 import TestSupport
 

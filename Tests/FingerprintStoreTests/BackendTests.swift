@@ -1,4 +1,4 @@
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 import GRDB
 import Logging

@@ -3,7 +3,7 @@ import GRDB
 import Positioning
 import Testing
 
-@testable import FingerprintStore
+import FingerprintStore
 
 /// The two engines' schemas, after every migration, column for column: the store's SQL runs unchanged on
 /// both, so a column one dialect's migration forgot, typed or constrained differently, or an index only

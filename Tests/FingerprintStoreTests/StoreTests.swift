@@ -1,5 +1,5 @@
 import ScanFormats
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 import GRDB
 import Logging

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FingerprintStore
+import FingerprintStore
 
 /// Rows declared once (``TableRow``): what is written reads back equal on both engines, an absent
 /// optional is NULL (an update clears it), and a stored value this build cannot read is a storage fault

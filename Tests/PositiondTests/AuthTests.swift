@@ -2,7 +2,7 @@ import FingerprintStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import positiond
+import positiond
 import Testing
 import TestSupport
 

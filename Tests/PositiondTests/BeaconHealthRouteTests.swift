@@ -5,7 +5,7 @@ import HummingbirdTesting
 import HummingbirdWSTesting
 import HummingbirdWebSocket
 import Positioning
-@testable import positiond
+import positiond
 import ScanFormats
 import Synchronization
 import Testing

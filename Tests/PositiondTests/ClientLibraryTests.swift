@@ -3,7 +3,7 @@ import FingerprintStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import positiond
+import positiond
 import ScanFormats
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-@testable import positiond
+import positiond
 import ScanFormats
 
 /// Checks a response against openapi.yaml through the generated types: the document says which schema

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ScanFormats
-@testable import positiond
+import positiond
 import Testing
 import VenueSimulator
 import Yams

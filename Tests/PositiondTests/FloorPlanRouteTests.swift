@@ -2,7 +2,7 @@ import FingerprintStore
 import Foundation
 import HummingbirdTesting
 import Positioning
-@testable import positiond
+import positiond
 import ScanFormats
 import Testing
 

@@ -2,7 +2,7 @@ import FingerprintStore
 import Foundation
 import HummingbirdTesting
 import Positioning
-@testable import positiond
+import positiond
 import Testing
 
 /// Positions in WGS84 when the venue has a geographic anchor (venue.json's `geo`).

@@ -1,5 +1,5 @@
 import ScanFormats
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 import GRDB
 import HTTPTypes
@@ -9,7 +9,7 @@ import HummingbirdWSTesting
 import Logging
 import NIOCore
 import Positioning
-@testable import positiond
+import positiond
 import Synchronization
 import Testing
 import TestSupport

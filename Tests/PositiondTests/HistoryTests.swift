@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Positioning
-@testable import positiond
+import positiond
 import ScanFormats
 import Testing
 import TestSupport

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import Positioning
-@testable import positiond
+import positiond
 import Testing
 
 @Suite("hand-written JSON of the hot answers")

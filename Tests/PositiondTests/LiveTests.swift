@@ -7,7 +7,7 @@ import HummingbirdWSTesting
 import HummingbirdWebSocket
 import NIOCore
 import Positioning
-@testable import positiond
+import positiond
 import Synchronization
 import Testing
 import TestSupport

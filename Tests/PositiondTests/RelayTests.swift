@@ -1,7 +1,7 @@
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 import Logging
-@testable import positiond
+import positiond
 import Positioning
 import Synchronization
 import Testing

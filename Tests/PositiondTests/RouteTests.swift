@@ -5,7 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Positioning
-@testable import positiond
+import positiond
 import Testing
 import VenueSimulator
 

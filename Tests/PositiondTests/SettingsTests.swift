@@ -1,6 +1,6 @@
 import Configuration
 import Logging
-@testable import positiond
+import positiond
 import Testing
 
 @Suite("positiond settings")

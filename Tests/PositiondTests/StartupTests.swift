@@ -1,5 +1,5 @@
 import ScanFormats
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,11 +1,11 @@
 import BeaconfixClient
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Positioning
 import PositioningTuning
-@testable import positiond
+import positiond
 import ScanFormats
 import TestSupport
 import Testing

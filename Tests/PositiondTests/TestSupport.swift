@@ -9,7 +9,7 @@ import Metrics
 import NIOCore
 import Positioning
 import PositioningTuning
-@testable import positiond
+import positiond
 import Prometheus
 import Testing
 import TestSupport

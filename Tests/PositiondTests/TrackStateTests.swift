@@ -1,8 +1,8 @@
-@testable import FingerprintStore
+import FingerprintStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import positiond
+import positiond
 import Testing
 
 /// What a tracked-sample answer says of its track: `new`, `continued`, or `rewarmed` on a replica that takes

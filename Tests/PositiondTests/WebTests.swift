@@ -6,7 +6,7 @@ import HummingbirdTesting
 import HummingbirdWSTesting
 import Logging
 import Positioning
-@testable import positiond
+import positiond
 import ScanFormats
 import Synchronization
 import Testing

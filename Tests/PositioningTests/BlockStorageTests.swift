@@ -1,4 +1,4 @@
-import Positioning
+@_spi(Profiling) import Positioning
 import Testing
 import TestSupport
 

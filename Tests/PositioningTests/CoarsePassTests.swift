@@ -1,5 +1,5 @@
 import Foundation
-import Positioning
+@_spi(Profiling) import Positioning
 import Testing
 import TestSupport
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-@testable import survey
+import survey
 import Testing
 
 @Suite("survey: argument errors")

@@ -1,5 +1,5 @@
 import Positioning
-@testable import survey
+import survey
 import Testing
 
 /// What `survey tune` says about how a venue's map is searched.

@@ -13,7 +13,7 @@
 import FingerprintStore
 import Foundation
 // Testable, to build a map without its spot centroids (Profile build).
-@testable import Positioning
+@_spi(Profiling) import Positioning
 import PositioningTuning
 import ScanFormats
 import SyntheticVenues

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 public import Logging
 
 /// Opening a store on a SQLite file: the connection settings, the migration on opening, and the daemon's
@@ -9,7 +9,7 @@ extension FingerprintStore {
     ///
     /// - Throws: ``StoreError/newerSchema(path:unknownMigrations:)`` when the database was written by a
     ///   newer beaconfix; the file is left untouched.
-    convenience init(writer: any DatabaseWriter, logger: Logger, readOnlyPath: String? = nil) throws {
+    package convenience init(writer: any DatabaseWriter, logger: Logger, readOnlyPath: String? = nil) throws {
         let migrator = StoreMigrations.migrator
         let unknown = try writer.read { db -> [String] in
             guard try migrator.hasBeenSuperseded(db) else { return [] }
@@ -30,7 +30,7 @@ extension FingerprintStore {
     /// The SQLite connection under the seam, for tests that reach past it (faults, pragmas).
     ///
     /// - Throws: ``StoreError/storageFault(_:)`` on PostgreSQL, which has none.
-    var writer: any DatabaseWriter {
+    package var writer: any DatabaseWriter {
         get throws(StoreError) {
             guard let sqlite else { throw StoreError.storageFault("a PostgreSQL store has no SQLite connection") }
             return sqlite.writer

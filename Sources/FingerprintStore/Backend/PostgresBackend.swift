@@ -1,24 +1,24 @@
 import Foundation
-import Logging
+package import Logging
 import NIOCore
 import NIOPosix
-import PostgresNIO
+package import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
 /// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`. The password is kept
 /// out of ``description`` (what messages and logs show).
-struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
+package struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
     var host: String
-    var port: Int
+    package var port: Int
     var username: String
-    var password: String?
+    package var password: String?
     var database: String
 
     /// Parses a `postgres://` or `postgresql://` URL; nil for anything else (a file path).
     ///
     /// - Throws: ``StoreError/invalidInput(_:)`` for a postgres URL that lacks a user, a host or a database.
-    init?(url text: String) throws(StoreError) {
+    package init?(url text: String) throws(StoreError) {
         guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else { return nil }
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty,
               let username = components.user, !username.isEmpty
@@ -36,7 +36,7 @@ struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
         self.database = database
     }
 
-    var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+    package var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
 
     /// How long connecting to the server may take before it counts as unreachable.
     static let connectTimeout = Duration.seconds(10)
@@ -60,8 +60,8 @@ struct PostgresLocation: Hashable, Sendable, CustomStringConvertible {
 /// closing, until its task is cancelled). Transactions are the client's
 /// `withTransaction`; a read runs as `REPEATABLE READ READ ONLY`, so it sees one state of the database, as a
 /// SQLite read transaction does. Nothing blocks a thread: every statement is awaited.
-final class PostgresBackend: StoreBackend {
-    let url: PostgresLocation
+package final class PostgresBackend: StoreBackend {
+    package let url: PostgresLocation
     private let client: PostgresClient
     private let connectionConfiguration: PostgresConnection.Configuration
     /// The client as a service: ``close()`` shuts it down gracefully.
@@ -70,19 +70,19 @@ final class PostgresBackend: StoreBackend {
     private let closed = Atomic<Bool>(false)
     /// The `application_name` of the pool's connections: unique to this backend, so that its sessions can
     /// be told apart in `pg_stat_activity`.
-    let applicationName: String
+    package let applicationName: String
     private let logger: Logger
     /// How long a transaction waits for a connection of the pool before it is refused.
     let leaseTimeout: Duration
 
-    var engine: StoreEngine { .postgresql }
-    var location: String { url.description }
+    package var engine: StoreEngine { .postgresql }
+    package var location: String { url.description }
 
     /// - Parameters:
     ///   - schema: the PostgreSQL schema the store's tables live in (its connections' `search_path`);
     ///     nil for the database's default, `public`. Lets several stores share one database, as tests do.
     ///   - leaseTimeout: how long a transaction waits for a connection of the pool before it is refused.
-    init(url: PostgresLocation, schema: String? = nil, maximumConnections: Int = 4, leaseTimeout: Duration = .seconds(10), logger: Logger) {
+    package init(url: PostgresLocation, schema: String? = nil, maximumConnections: Int = 4, leaseTimeout: Duration = .seconds(10), logger: Logger) {
         self.url = url
         self.leaseTimeout = leaseTimeout
         var configuration = PostgresClient.Configuration(
@@ -117,7 +117,7 @@ final class PostgresBackend: StoreBackend {
 
     /// Shuts the pool down gracefully: transactions under way finish, then every connection is closed.
     /// Transactions asked for afterwards are refused.
-    func close() async {
+    package func close() async {
         closed.store(true, ordering: .releasing)
         await services.triggerGracefulShutdown()
         await running.value
@@ -134,16 +134,16 @@ final class PostgresBackend: StoreBackend {
         }
     }
 
-    func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
         try await transaction(readOnly: true, dryRun: false, body)
     }
 
-    func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+    package func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
         try await transaction(readOnly: false, dryRun: dryRun, body)
     }
 
     /// A connection of its own that LISTENs for the other replicas' notifications.
-    func listener(logger: Logger) -> StoreListener? {
+    package func listener(logger: Logger) -> StoreListener? {
         StoreListener(connection: PostgresListenerConnection(url: url, logger: logger))
     }
 
@@ -267,7 +267,7 @@ struct PostgresTransaction: SQLTransaction {
 extension PostgresQuery {
     /// `statement` through postgres-nio's own interpolation: its text as written, each value bound where it
     /// stands (the library numbers the parameters and keeps the values out of its logs).
-    init(_ statement: SQLStatement) throws {
+    package init(_ statement: SQLStatement) throws {
         var interpolation = StringInterpolation(literalCapacity: 0, interpolationCount: statement.parts.count / 2)
         for part in statement.parts {
             switch part {

@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
@@ -20,18 +20,18 @@ extension StoreChannels {
 /// A dedicated session because LISTEN belongs to a session: a pooled connection handed to the next
 /// transaction would carry the subscription with it, and a session that waits for notifications must
 /// never wait behind a long transaction.
-final class PostgresListenerConnection: Sendable {
+package final class PostgresListenerConnection: Sendable {
     let url: PostgresLocation
     /// The session's `application_name`: unique, so a test can find and terminate this very session in
     /// `pg_stat_activity`, and an operator can tell the listeners from the pool's connections.
-    let applicationName: String
+    package let applicationName: String
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     /// The live session, nil while (re)connecting: what ``broadcast(_:)`` sends on.
     private let current = Mutex<PostgresConnection?>(nil)
     private static let nextID = Atomic<Int>(1_000_000)
 
-    init(url: PostgresLocation, logger: Logger) {
+    package init(url: PostgresLocation, logger: Logger) {
         self.url = url
         self.logger = logger
         applicationName = "beaconfix-listener-" + UUID().uuidString.prefix(8).lowercased()

@@ -1,63 +1,63 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 
 /// The database engines the store runs on: SQLite in one file (the embedded default), PostgreSQL for a
 /// cluster of positiond replicas.
-enum StoreEngine: String, Hashable, Sendable {
+package enum StoreEngine: String, Hashable, Sendable {
     case sqlite
     case postgresql
 }
 
 /// A value bound into SQL or read out of it, the same on both engines.
-enum SQLValue: Hashable, Sendable {
+package enum SQLValue: Hashable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
     case blob(Data)
 
-    init(_ value: Int) { self = .integer(Int64(value)) }
-    init(_ value: Double) { self = .real(value) }
-    init(_ value: String) { self = .text(value) }
-    init(_ value: Data) { self = .blob(value) }
-    init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
+    package init(_ value: Int) { self = .integer(Int64(value)) }
+    package init(_ value: Double) { self = .real(value) }
+    package init(_ value: String) { self = .text(value) }
+    package init(_ value: Data) { self = .blob(value) }
+    package init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
 }
 
 /// One row of a result, its values in the query's column order, also found by column name.
-struct SQLRow: Sendable {
-    let columns: [String]
-    let values: [SQLValue]
+package struct SQLRow: Sendable {
+    package let columns: [String]
+    package let values: [SQLValue]
 
     /// The value of `column`, found case-insensitively: PostgreSQL folds unquoted names to lower case,
     /// so the same SQL names `venueId` on SQLite and `venueid` on PostgreSQL.
-    subscript(_ column: String) -> SQLValue {
+    package subscript(_ column: String) -> SQLValue {
         let wanted = column.lowercased()
         return columns.firstIndex { $0.lowercased() == wanted }.map { values[$0] } ?? .null
     }
 
     /// Whether the row has `column` (case-insensitively, as ``subscript(_:)`` finds it).
-    func hasColumn(_ column: String) -> Bool {
+    package func hasColumn(_ column: String) -> Bool {
         let wanted = column.lowercased()
         return columns.contains { $0.lowercased() == wanted }
     }
 
     /// The integer in `column`; an error naming the column when it holds anything else.
-    func integer(_ column: String) throws(StoreError) -> Int64 {
+    package func integer(_ column: String) throws(StoreError) -> Int64 {
         guard case .integer(let value) = self[column] else { throw Self.mismatch(column, "an integer", self[column]) }
         return value
     }
 
-    func text(_ column: String) throws(StoreError) -> String {
+    package func text(_ column: String) throws(StoreError) -> String {
         guard case .text(let value) = self[column] else { throw Self.mismatch(column, "text", self[column]) }
         return value
     }
 
-    func optionalText(_ column: String) throws(StoreError) -> String? {
+    package func optionalText(_ column: String) throws(StoreError) -> String? {
         if case .null = self[column] { return nil }
         return try text(column)
     }
 
-    func real(_ column: String) throws(StoreError) -> Double {
+    package func real(_ column: String) throws(StoreError) -> Double {
         switch self[column] {
         case .real(let value): return value
         // SQLite keeps a REAL that has no fraction as an integer when the column's affinity allows it.
@@ -69,15 +69,20 @@ struct SQLRow: Sendable {
     private static func mismatch(_ column: String, _ expected: String, _ found: SQLValue) -> StoreError {
         .storageFault("the stored column '\(column)' should hold \(expected) but holds \(found)")
     }
+
+    package init(columns: [String], values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
 }
 
 /// A row of ``SQLTransaction/scan(_:argument:_:)``: two integers and three reals.
-struct ScannedRow {
-    var first: Int64
-    var second: Int64
-    var third: Double
-    var fourth: Double
-    var fifth: Double
+package struct ScannedRow {
+    package var first: Int64
+    package var second: Int64
+    package var third: Double
+    package var fourth: Double
+    package var fifth: Double
 }
 
 /// One open transaction, on either engine: what the store's operations run their SQL in. A statement's
@@ -85,7 +90,7 @@ struct ScannedRow {
 ///
 /// What the engines do differently is a requirement here, implemented once per engine in Backend/, so that
 /// the operations never ask which engine they run on.
-protocol SQLTransaction {
+package protocol SQLTransaction {
     var engine: StoreEngine { get }
     /// Runs a statement that returns no rows.
     func execute(_ statement: SQLStatement) async throws
@@ -107,12 +112,12 @@ protocol SQLTransaction {
 /// A transaction's body: the store's operations, written once for both engines. Asynchronous because
 /// PostgreSQL's statements wait on the network; on SQLite it runs straight through on the connection's thread
 /// (``ConnectionThreadExecutor``).
-typealias TransactionBody<T> = @Sendable (any SQLTransaction) async throws -> T
+package typealias TransactionBody<T> = @Sendable (any SQLTransaction) async throws -> T
 
 /// A database the store can open transactions on, without blocking a thread of Swift's concurrency pool or of
 /// NIO's event loops: SQLite's run on GRDB's queues, PostgreSQL's on postgres-nio's client. A transaction whose
 /// body throws is rolled back.
-protocol StoreBackend: Sendable {
+package protocol StoreBackend: Sendable {
     var engine: StoreEngine { get }
     /// Where the database is, for messages; never a credential.
     var location: String { get }
@@ -129,7 +134,7 @@ protocol StoreBackend: Sendable {
 
 extension StoreBackend {
     /// A read-write transaction, committed when `body` returns.
-    func write<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+    package func write<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
         try await write(dryRun: false, body)
     }
 }

@@ -1,19 +1,19 @@
 import Foundation
-import GRDB
-import Logging
+package import GRDB
+package import Logging
 
 /// The store on SQLite, through GRDB: the embedded default.
 ///
 /// Transactions run on GRDB's queues through its asynchronous API (the caller's task waits without holding a
 /// thread), and their bodies run on the connection's own thread (``ConnectionThreadExecutor``).
-struct SQLiteBackend: StoreBackend {
+package struct SQLiteBackend: StoreBackend {
     let writer: any DatabaseWriter
     let logger: Logger
 
-    var engine: StoreEngine { .sqlite }
-    var location: String { writer.path }
+    package var engine: StoreEngine { .sqlite }
+    package var location: String { writer.path }
 
-    func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping TransactionBody<T>) async throws -> T {
         try await writer.read { db in
             try ConnectionThreadExecutor.run(with: db) { db, lease in try await body(SQLiteTransaction(db, lease: lease)) }
         }
@@ -26,7 +26,7 @@ struct SQLiteBackend: StoreBackend {
     /// grow.
     ///
     /// - Throws: ``StoreError/diskFull(path:)`` when the disk is full (nothing was written), or what `body` throws.
-    func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
+    package func write<T: Sendable>(dryRun: Bool, _ body: @escaping TransactionBody<T>) async throws -> T {
         // Committed frames still in the log are copied into the database first, while there is room: then a
         // transaction that fills the disk leaves only its own frames, which truncation simply drops.
         _ = try? await writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
@@ -52,10 +52,15 @@ struct SQLiteBackend: StoreBackend {
     }
 
     /// SQLite has no notifications between processes: readers poll the revisions.
-    func listener(logger: Logger) -> StoreListener? { nil }
+    package func listener(logger: Logger) -> StoreListener? { nil }
 
     /// Nothing to do: GRDB closes the file when the last reference to its connection goes.
-    func close() async {}
+    package func close() async {}
+
+    package init(writer: any DatabaseWriter, logger: Logger) {
+        self.writer = writer
+        self.logger = logger
+    }
 }
 
 /// A GRDB connection inside one of its transactions.

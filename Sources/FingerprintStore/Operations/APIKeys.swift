@@ -39,19 +39,19 @@ public struct CreatedAPIKey: Hashable, Sendable, Codable {
 }
 
 /// A row of `apiKey`, declared once (``TableRow``).
-struct APIKeyRow: IdentifiedRow {
-    static let table = "apiKey"
-    static let conflictColumns = ["id"]
+package struct APIKeyRow: IdentifiedRow {
+    package static let table = "apiKey"
+    package static let conflictColumns = ["id"]
 
-    var id: Int64?
+    package var id: Int64?
     var name: String
     /// Kept as stored, so that a scope this build does not know is refused with the key named.
     var scope: String
     /// SHA-256 of the token, hex: the token itself is shown once and never stored.
     var tokenHash: String
     var tokenPrefix: String
-    var createdAt: Date
-    var revokedAt: Date?
+    package var createdAt: Date
+    package var revokedAt: Date?
 }
 
 extension APIKeyInfo {

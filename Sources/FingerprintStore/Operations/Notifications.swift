@@ -29,9 +29,9 @@ public final class StoreListener: Sendable {
     /// arrives (a reload belongs on another task), which keeps the buffer near empty.
     public let changes: AsyncStream<StoreChange>
     private let continuation: AsyncStream<StoreChange>.Continuation
-    let connection: PostgresListenerConnection
+    package let connection: PostgresListenerConnection
 
-    init(connection: PostgresListenerConnection) {
+    package init(connection: PostgresListenerConnection) {
         self.connection = connection
         (changes, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }

@@ -98,10 +98,10 @@ public struct InvalidSurveyBatch: Error, Hashable, Sendable, CustomStringConvert
 
 /// A row of `surveyUpload`, declared once (``TableRow``). Its times are seconds since the Unix epoch.
 struct SurveyUploadRow: TableRow {
-    static let table = "surveyUpload"
-    static let conflictColumns = ["id"]
+    package static let table = "surveyUpload"
+    package static let conflictColumns = ["id"]
 
-    var id: String
+    package var id: String
     var venueId: String
     var `operator`: String?
     var deviceModel: String?

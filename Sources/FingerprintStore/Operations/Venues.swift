@@ -264,7 +264,7 @@ extension FingerprintStore {
     }
 
     /// Increments a venue's revision: every change that affects positioning calls this inside its transaction.
-    func bumpRevision(of venue: String, _ transaction: any SQLTransaction) async throws {
+    package func bumpRevision(of venue: String, _ transaction: any SQLTransaction) async throws {
         try await transaction.execute("UPDATE venue SET revision = revision + 1, updatedAt = \(Date()) WHERE id = \(venue)")
         // Delivered when the transaction commits (never for a rollback): replicas sharing a PostgreSQL store
         // reload the venue instead of polling.

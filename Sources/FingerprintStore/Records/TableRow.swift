@@ -4,7 +4,7 @@ import Foundation
 /// synthesized keys), read from the seam's rows and written back through one generic statement per
 /// operation on both engines. Dates are stored as ``SQLValue/init(_:)-(Date)`` writes them, flags as 0 or
 /// 1, closed sets of names (a status, a media type) as their raw values.
-protocol TableRow: Codable {
+package protocol TableRow: Codable {
     /// The table's name, as the migrations create it.
     static var table: String { get }
     /// The columns an upsert (``upsert(_:)``) conflicts on: the primary key, or the natural key of a table
@@ -13,13 +13,13 @@ protocol TableRow: Codable {
 }
 
 /// A row whose primary key is an id the engine generates on insert.
-protocol IdentifiedRow: TableRow {
+package protocol IdentifiedRow: TableRow {
     var id: Int64? { get set }
 }
 
 extension TableRow {
     /// The row's values by column, in declaration order; a nil optional is NULL.
-    var columnValues: [(column: String, value: SQLValue)] {
+    package var columnValues: [(column: String, value: SQLValue)] {
         get throws {
             let encoder = ColumnEncoder()
             try encode(to: encoder)
@@ -29,13 +29,13 @@ extension TableRow {
 
     /// The row decoded from a result row holding (at least) its columns.
     /// - Throws: ``StoreError/storageFault(_:)`` naming the column that holds what this type cannot read.
-    init(row: SQLRow) throws {
+    package init(row: SQLRow) throws {
         try self.init(from: ColumnDecoder(row: row))
     }
 
     /// The rows of the table matching `condition` (SQL over its columns, its values interpolated; every row
     /// when nil), in `order` (columns named in code).
-    static func fetchAll(
+    package static func fetchAll(
         _ transaction: any SQLTransaction, where condition: SQLStatement? = nil, orderBy order: String? = nil
     ) async throws -> [Self] {
         var statement: SQLStatement = "SELECT * FROM \(sql: table)"
@@ -44,12 +44,12 @@ extension TableRow {
         return try await transaction.rows(statement).map(Self.init(row:))
     }
 
-    static func fetchOne(_ transaction: any SQLTransaction, where condition: SQLStatement) async throws -> Self? {
+    package static func fetchOne(_ transaction: any SQLTransaction, where condition: SQLStatement) async throws -> Self? {
         try await transaction.rows("SELECT * FROM \(sql: table) WHERE \(sql: condition)").first.map(Self.init(row:))
     }
 
     /// Inserts the row, or updates every other column of the row with the same ``conflictColumns``.
-    func upsert(_ transaction: any SQLTransaction) async throws {
+    package func upsert(_ transaction: any SQLTransaction) async throws {
         let values = try columnValues
         let updates = values.map(\.column).filter { !Self.conflictColumns.contains($0) }.map { "\($0) = excluded.\($0)" }
         try await transaction.execute(
@@ -58,12 +58,12 @@ extension TableRow {
     }
 
     /// Inserts the row as it is (a table whose key the row carries).
-    func insertRow(_ transaction: any SQLTransaction) async throws {
+    package func insertRow(_ transaction: any SQLTransaction) async throws {
         try await transaction.execute(Self.insertStatement(try columnValues))
     }
 
     /// `INSERT INTO` the table: each of `columns` with its value bound, then each `computed` column's SQL.
-    static func insertStatement(
+    package static func insertStatement(
         _ columns: [(column: String, value: SQLValue)], computed: KeyValuePairs<String, String> = [:]
     ) -> SQLStatement {
         let names = columns.map(\.column) + computed.map(\.key)
@@ -74,12 +74,12 @@ extension TableRow {
 
 extension IdentifiedRow {
     /// Inserts the row and takes the id the engine gave it.
-    mutating func insert(_ transaction: any SQLTransaction) async throws {
+    package mutating func insert(_ transaction: any SQLTransaction) async throws {
         id = try await transaction.insertReturningID(Self.insertStatement(try columnValues.filter { $0.column != "id" }))
     }
 
     /// Writes every column of the row with this id.
-    func update(_ transaction: any SQLTransaction) async throws {
+    package func update(_ transaction: any SQLTransaction) async throws {
         guard let id else { throw StoreError.storageFault("a row of \(Self.table) without an id cannot be updated") }
         let assignments = try columnValues.filter { $0.column != "id" }.map { "\(sql: $0.column) = \($0.value)" as SQLStatement }
         try await transaction.execute("UPDATE \(sql: Self.table) SET \(sql: assignments.joined(separator: ", ")) WHERE id = \(id)")
@@ -90,23 +90,23 @@ extension IdentifiedRow {
 
 /// Reads a ``TableRow`` from a result row: each property from the column of its name.
 private struct ColumnDecoder: Decoder {
-    let row: SQLRow
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package let row: SQLRow
+    package var codingPath: [any CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(Columns(row: row))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw StoreError.storageFault("a table row is read by column name, not as a list")
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw StoreError.storageFault("a table row is read by column name, not as one value")
     }
 
-    struct Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    package struct Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let row: SQLRow
         var codingPath: [any CodingKey] { [] }
         var allKeys: [Key] { row.columns.compactMap { Key(stringValue: $0) } }
@@ -151,47 +151,47 @@ private struct ColumnDecoder: Decoder {
 
 /// One column's value, for the types that decode themselves from a single value (string enums).
 private struct ValueDecoder: Decoder, SingleValueDecodingContainer {
-    let value: SQLValue
-    let column: String
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package let value: SQLValue
+    package let column: String
+    package var codingPath: [any CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         throw StoreError.storageFault("the column '\(column)' holds one value, not a nested row")
     }
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw StoreError.storageFault("the column '\(column)' holds one value, not a list")
     }
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-    func decodeNil() -> Bool { value == .null }
-    func decode(_ type: Bool.Type) throws -> Bool { try SQLRow(columns: [column], values: [value]).bool(column) }
-    func decode(_ type: String.Type) throws -> String { try SQLRow(columns: [column], values: [value]).text(column) }
-    func decode(_ type: Double.Type) throws -> Double { try SQLRow(columns: [column], values: [value]).real(column) }
-    func decode(_ type: Int.Type) throws -> Int { try SQLRow(columns: [column], values: [value]).int(column) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try SQLRow(columns: [column], values: [value]).integer(column) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: self) }
+    package func decodeNil() -> Bool { value == .null }
+    package func decode(_ type: Bool.Type) throws -> Bool { try SQLRow(columns: [column], values: [value]).bool(column) }
+    package func decode(_ type: String.Type) throws -> String { try SQLRow(columns: [column], values: [value]).text(column) }
+    package func decode(_ type: Double.Type) throws -> Double { try SQLRow(columns: [column], values: [value]).real(column) }
+    package func decode(_ type: Int.Type) throws -> Int { try SQLRow(columns: [column], values: [value]).int(column) }
+    package func decode(_ type: Int64.Type) throws -> Int64 { try SQLRow(columns: [column], values: [value]).integer(column) }
+    package func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: self) }
 }
 
 // MARK: - Encoding a row
 
 /// Collects a ``TableRow``'s columns and values in declaration order.
 private final class ColumnSink {
-    var columns: [(column: String, value: SQLValue)] = []
+    package var columns: [(column: String, value: SQLValue)] = []
 }
 
 private struct ColumnEncoder: Encoder {
-    let sink = ColumnSink()
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package let sink = ColumnSink()
+    package var codingPath: [any CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         KeyedEncodingContainer(Columns(sink: sink))
     }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("a table row is written by column name, not as a list") }
-    func singleValueContainer() -> any SingleValueEncodingContainer { fatalError("a table row is written by column name, not as one value") }
+    package func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("a table row is written by column name, not as a list") }
+    package func singleValueContainer() -> any SingleValueEncodingContainer { fatalError("a table row is written by column name, not as one value") }
 
-    struct Columns<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    package struct Columns<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let sink: ColumnSink
         var codingPath: [any CodingKey] { [] }
 
@@ -238,26 +238,26 @@ private struct ColumnEncoder: Encoder {
 /// Captures the one value a string enum (or another single value) encodes.
 private struct ValueEncoder: Encoder, SingleValueEncodingContainer {
     final class Box { var value: SQLValue? }
-    let box = Box()
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package let box = Box()
+    package var codingPath: [any CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { fatalError("a column holds one value, not a nested row") }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("a column holds one value, not a list") }
-    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { fatalError("a column holds one value, not a nested row") }
+    package func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("a column holds one value, not a list") }
+    package func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
-    func encodeNil() { box.value = .null }
-    func encode(_ value: Bool) { box.value = SQLValue(value) }
-    func encode(_ value: String) { box.value = .text(value) }
-    func encode(_ value: Double) { box.value = .real(value) }
-    func encode(_ value: Int) { box.value = SQLValue(value) }
-    func encode(_ value: Int64) { box.value = .integer(value) }
-    func encode<T: Encodable>(_ value: T) throws { box.value = try ColumnEncoder.Columns<AnyColumnKey>.value(value) }
+    package func encodeNil() { box.value = .null }
+    package func encode(_ value: Bool) { box.value = SQLValue(value) }
+    package func encode(_ value: String) { box.value = .text(value) }
+    package func encode(_ value: Double) { box.value = .real(value) }
+    package func encode(_ value: Int) { box.value = SQLValue(value) }
+    package func encode(_ value: Int64) { box.value = .integer(value) }
+    package func encode<T: Encodable>(_ value: T) throws { box.value = try ColumnEncoder.Columns<AnyColumnKey>.value(value) }
 }
 
 private struct AnyColumnKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
+    package var stringValue: String
+    package var intValue: Int? { nil }
+    package init(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { nil }
 }

@@ -102,14 +102,14 @@ enum BlockStorage: Sendable {
 
 extension RadioMap {
     /// How a map stores its blocks: chosen from the survey unless a test forces it.
-    package enum BlockLayout: Sendable {
+    @_spi(Profiling) public enum BlockLayout: Sendable {
         case automatic, dense, sparse
     }
 
     /// Whether a sparse decibel map keeps its levels rounded to 1/2 dB too (``DecibelLevels/coarse``), for a
     /// locate that bounds every candidate's distance reading half the bytes and reads the exact levels only
     /// of the blocks that can hold an answer.
-    package enum CoarsePass: Sendable {
+    @_spi(Profiling) public enum CoarsePass: Sendable {
         /// Where the map outgrows the cache (``DecibelLevels/outgrowsCache``) and the CPU runs a loop in C
         /// (AVX2, or AVX-512 VNNI): the pass saves reads from memory, not arithmetic. On an AMD EPYC without
         /// AVX-512 it took a locate among 1,000,000 fingerprints from 946 to 841 µs (`PROFILE_COARSE=compare

@@ -6,7 +6,7 @@ import MatcherKernels
 /// dense block) or the block stores (a sparse one, ``BlockStorage``), and yields 8 sets of sums with no
 /// horizontal reduction. They read a third of the bytes of
 /// the BLAS layout and allocate nothing (docs/decisions/2026-11-22-simd-kernel-over-blas.md).
-package enum CompactKernels {
+@_spi(Profiling) public enum CompactKernels {
     typealias Vector = SIMD8<Float>
 
     /// Sums over the beacons a query shares with 8 fingerprints (one per lane).
@@ -33,7 +33,7 @@ package enum CompactKernels {
     /// The loops that sum the dB-offset metric (the one every tuned and untuned venue uses) over
     /// ``DecibelLevels``, each giving the same distances and bounds to the bit: which instruction set's table
     /// of MatcherKernels a metric calls through (``DecibelOffsetMetric/init(floor:penalty:offsetShrinkage:loop:)``).
-    package enum LevelLoop: CaseIterable, Sendable {
+    @_spi(Profiling) public enum LevelLoop: CaseIterable, Sendable {
         /// Swift's SIMD types for the exact distances and MatcherKernels' plain C for the coarse pass, on any CPU.
         case portable
         /// MatcherKernels' AVX2 loops.
@@ -43,7 +43,7 @@ package enum CompactKernels {
         case avx512VNNI
 
         /// Whether this CPU runs the loop: asked once per process.
-        package var isAvailable: Bool { kernels != nil }
+        @_spi(Profiling) public var isAvailable: Bool { kernels != nil }
 
         /// MatcherKernels' table of the loop's functions, nil where this CPU does not run them.
         var kernels: LevelKernels? {

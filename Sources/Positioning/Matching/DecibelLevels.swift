@@ -8,7 +8,7 @@ import MatcherKernels
 ///
 /// Sums of integers are exact in any order, so the AVX2 loop and the Swift loop for other CPUs agree to
 /// the bit by construction. 32-bit sums hold at least 800 beacons in common at 100 dB of difference each.
-package struct DecibelLevels: Sendable {
+@_spi(Profiling) public struct DecibelLevels: Sendable {
     /// Levels per dB.
     static let steps: Float = 16
     /// A row that does not hear the column.
@@ -22,7 +22,7 @@ package struct DecibelLevels: Sendable {
     static let widest = Int(UInt16.max)
 
     /// How the pairs of columns are laid out.
-    enum Pairs: Sendable {
+    @_spi(Profiling) public enum Pairs: Sendable {
         /// Pair `p` of every block is columns `2p` and `2p + 1` (the last one's second column, for an odd
         /// width, is the padding column `beaconCount`, never heard), `pairsPerBlock` pairs a block.
         case dense(pairsPerBlock: Int)
@@ -33,7 +33,7 @@ package struct DecibelLevels: Sendable {
         case sparse(pairStart: [Int], pairColumns: [UInt16])
     }
 
-    let pairs: Pairs
+    @_spi(Profiling) public let pairs: Pairs
     /// 16 a pair: row 0 of the first column, row 0 of the second, row 1 of the first, and so on; ``absent``
     /// where the row does not hear the beacon.
     let levels: [Int16]
@@ -49,15 +49,15 @@ package struct DecibelLevels: Sendable {
     /// The levels rounded to 1/2 dB, for a first pass that reads half the bytes
     /// (``DecibelOffsetMetric/distanceBounds(from:in:blocks:lower:upper:)``); nil where the map does not keep
     /// them (``RadioMap/CoarsePass``).
-    package let coarse: CoarseLevels?
+    @_spi(Profiling) public let coarse: CoarseLevels?
 
     /// A sparse map's levels a byte each, in the same layout: 0 where the row does not hear the beacon, `b`
     /// for the level `(b − 1) / 2` dB (`8 (b − 1)` in 1/16 dB), the nearest to the exact one up to 127 dB.
-    package struct CoarseLevels: Sendable {
+    @_spi(Profiling) public struct CoarseLevels: Sendable {
         let bytes: [UInt8]
         /// The largest difference between a level and its coarse one, in 1/16 dB: 4 (1/4 dB) unless a level
         /// lies beyond 127 dB, where the coarse levels stop. Measured, so the bounds hold for any map.
-        package let error: Int16
+        @_spi(Profiling) public let error: Int16
 
         init(levels: [Int16]) {
             var largest = 0

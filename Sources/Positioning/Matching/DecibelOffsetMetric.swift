@@ -51,7 +51,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     }
 
     /// The metric computed through `loop`, which this CPU must run (tests compare the loops).
-    package init(
+    @_spi(Profiling) public init(
         floor: Float = -100, penalty: AbsencePenalty = AbsencePenalty(queryOnly: 5, referenceOnly: 2),
         offsetShrinkage: Float? = 0, loop: CompactKernels.LevelLoop
     ) {
@@ -115,7 +115,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     }
 
     /// ``distances(from:in:blocks:into:)`` through `loop`, which this CPU must run.
-    package func distances(
+    @_spi(Profiling) public func distances(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, into distances: UnsafeMutableBufferPointer<Float>,
         loop: CompactKernels.LevelLoop
     ) {
@@ -180,7 +180,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
 
     /// Whether ``distanceBounds(from:in:blocks:lower:upper:)`` runs for `map`: a sparse map that keeps coarse
     /// levels (``RadioMap/CoarsePass``), read by any table's coarse loop (plain C where the CPU has no AVX2).
-    package func boundsDistances(in map: RadioMap) -> Bool {
+    @_spi(Profiling) public func boundsDistances(in map: RadioMap) -> Bool {
         map.decibelLevels?.coarse != nil && map.representation == representation
     }
 
@@ -193,7 +193,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
     /// measured error `ε` of the exact one, so over the `c` beacons both sides hear the differences move by at
     /// most `ε` each; the spread is a squared distance from the differences to a line, which moves by at most
     /// `ε√c`, the reference-only sum by at most `εc`, and the rest does not move.
-    func distanceBounds(
+    @_spi(Profiling) public func distanceBounds(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, lower: UnsafeMutableBufferPointer<Float>,
         upper: UnsafeMutableBufferPointer<Float>
     ) {
@@ -202,7 +202,7 @@ public struct DecibelOffsetMetric: FingerprintMetric, Hashable {
 
     /// ``distanceBounds(from:in:blocks:lower:upper:)`` through `loop`'s coarse loop, which this CPU must run
     /// (every one gives the same bounds to the bit).
-    package func distanceBounds(
+    @_spi(Profiling) public func distanceBounds(
         from query: QueryVector, in map: RadioMap, blocks: BlockSelection, lower: UnsafeMutableBufferPointer<Float>,
         upper: UnsafeMutableBufferPointer<Float>, loop: CompactKernels.LevelLoop
     ) {

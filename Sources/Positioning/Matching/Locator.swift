@@ -286,7 +286,7 @@ public struct Locator: Sendable {
     /// fingerprints, the `k`-th smallest row upper bound (`k` the rows the estimator takes). At least `s`
     /// spots (`k` rows) are then that near, so a spot or row further than the bound is not in the answer,
     /// and one at most that far has a lower bound at most that far: it is read again.
-    package func answerBound(upper: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap) -> Float {
+    @_spi(Profiling) public func answerBound(upper: UnsafeBufferPointer<Float>, blocks: BlockSelection, in map: RadioMap) -> Float {
         let spotsWanted = max(1, neighbours == .spots ? max(candidateCount, estimator.candidatesWanted) : candidateCount)
         let rowsWanted = neighbours == .fingerprints ? max(1, estimator.candidatesWanted) : 0
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: spotsWanted + rowsWanted) { buffer in
@@ -623,7 +623,7 @@ extension UnsafeBufferPointer<Float> {
     /// starting at `slot` is under `bound` (NaN never is); true where the buffer ends inside the block,
     /// which is then read row by row.
     @inline(__always)
-    func hasDistance(below bound: Float, inBlockAt slot: Int) -> Bool {
+    @_spi(Profiling) public func hasDistance(below bound: Float, inBlockAt slot: Int) -> Bool {
         guard slot + RadioMap.lanes <= count, let base = baseAddress else { return true }
         return beaconfix_any_below8(base + slot, bound) != 0
     }

@@ -62,7 +62,7 @@ public struct RadioMap: Sendable {
     let storage: BlockStorage
     /// The blocks' levels in 16-bit integers, which ``DecibelOffsetMetric`` compares: a map in
     /// ``SignalRepresentation/decibels(floor:)`` has them, a map in relative powers does not.
-    package let decibelLevels: DecibelLevels?
+    @_spi(Profiling) public let decibelLevels: DecibelLevels?
     private let denseExpansion = DerivedLayout()
     /// Whether each block keeps only the columns its fingerprints hear (a large venue) rather than all.
     public var isBlockSparse: Bool {
@@ -116,7 +116,7 @@ public struct RadioMap: Sendable {
 
     /// As the public initialiser, with the block layout forced by `layout` (tests compare the two), and
     /// without spot centroids where `buildsCentroids` is false (to time them apart).
-    package init(
+    @_spi(Profiling) public init(
         spots: [Spot], fingerprints unordered: [(spot: Int, fingerprint: Fingerprint)],
         representation: SignalRepresentation, zoneAreas: [ZoneArea], layout: BlockLayout, buildsCentroids: Bool = true,
         coarsePass: CoarsePass = .automatic

@@ -1,18 +1,18 @@
-import Foundation
-import OpenAPIRuntime
-import Yams
+package import Foundation
+package import OpenAPIRuntime
+package import Yams
 
 /// openapi.yaml, the document the server and its types are generated from, compiled into the binary,
 /// converted once at start-up and served as JSON at /openapi.json: what is served is what was generated
 /// from.
-struct APIDocument: Sendable {
+package struct APIDocument: Sendable {
     /// The document as a JSON object.
     let object: OpenAPIObjectContainer
     /// The document as JSON bytes.
-    let json: Data
+    package let json: Data
 
     /// The copy of openapi.yaml compiled into positiond (the EmbedOpenAPIDocument build plugin).
-    init() throws {
+    package init() throws {
         try self.init(yaml: EmbeddedOpenAPIDocument.yaml)
     }
 

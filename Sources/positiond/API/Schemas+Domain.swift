@@ -1,17 +1,17 @@
-import FingerprintStore
-import Foundation
-import Positioning
-import ScanFormats
+package import FingerprintStore
+package import Foundation
+package import Positioning
+package import ScanFormats
 
 // The generated types of openapi.yaml, made from the domain's values: the one place where the daemon's
 // answers take the shape the contract gives them.
 
 /// The store's venue summary (inside the extension below, `VenueSummary` names the generated type).
-typealias StoredVenueSummary = VenueSummary
+package typealias StoredVenueSummary = VenueSummary
 
 extension Components.Schemas.Position {
     /// `position` with its `lat`/`lon` when the venue has an `anchor`.
-    init(_ position: Position, anchor: GeoAnchor?) {
+    package init(_ position: Position, anchor: GeoAnchor?) {
         let position = position.anchored(by: anchor)
         self.init(
             x: position.x, y: position.y, floor: position.floor, accuracyM: position.accuracy, spot: position.spot,
@@ -21,20 +21,20 @@ extension Components.Schemas.Position {
 }
 
 extension Components.Schemas.GeoAnchor {
-    init(_ anchor: GeoAnchor) {
+    package init(_ anchor: GeoAnchor) {
         self.init(lat: anchor.lat, lon: anchor.lon, bearing: anchor.bearing)
     }
 }
 
 extension Components.Schemas.Candidate {
-    init(_ candidate: SpotCandidate) {
+    package init(_ candidate: SpotCandidate) {
         self.init(
             spot: candidate.spot.name, floor: candidate.spot.floor, zone: candidate.spot.zone, distance: Double(candidate.distance))
     }
 }
 
 extension Components.Schemas.UnknownReasonCode {
-    init(_ code: UnknownReason.Code) {
+    package init(_ code: UnknownReason.Code) {
         switch code {
         case .noKnownBeacon: self = .noKnownBeacon
         case .tooFewBeacons: self = .tooFewBeacons
@@ -45,7 +45,7 @@ extension Components.Schemas.UnknownReasonCode {
 }
 
 extension Components.Schemas.Reason {
-    init(_ reason: UnknownReason) {
+    package init(_ reason: UnknownReason) {
         self.init(code: .init(reason.code), message: reason.description)
     }
 }
@@ -53,14 +53,14 @@ extension Components.Schemas.Reason {
 /// The parts of a ``LocationResult`` that the locate answer, the device's raw answer and the survey's
 /// JSON share.
 struct LocationFields {
-    var status: Components.Schemas.LocationStatus
-    var position: Components.Schemas.Position?
-    var reason: Components.Schemas.Reason?
-    var candidates: [Components.Schemas.Candidate]
-    var matchedBeacons: Int
-    var unmappedBeacons: [String]
+    package var status: Components.Schemas.LocationStatus
+    package var position: Components.Schemas.Position?
+    package var reason: Components.Schemas.Reason?
+    package var candidates: [Components.Schemas.Candidate]
+    package var matchedBeacons: Int
+    package var unmappedBeacons: [String]
 
-    init(_ result: LocationResult, anchor: GeoAnchor?) {
+    package init(_ result: LocationResult, anchor: GeoAnchor?) {
         switch result.outcome {
         case .located(let position):
             status = .located
@@ -78,7 +78,7 @@ struct LocationFields {
 }
 
 extension Components.Schemas.Locate {
-    init(venue: String, result: LocationResult, revision: Int, anchor: GeoAnchor?) {
+    package init(venue: String, result: LocationResult, revision: Int, anchor: GeoAnchor?) {
         let fields = LocationFields(result, anchor: anchor)
         self.init(
             venue: venue, status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
@@ -87,7 +87,7 @@ extension Components.Schemas.Locate {
 }
 
 extension Components.Schemas.LocationReport {
-    init(_ result: LocationResult, revision: Int?, anchor: GeoAnchor?) {
+    package init(_ result: LocationResult, revision: Int?, anchor: GeoAnchor?) {
         let fields = LocationFields(result, anchor: anchor)
         self.init(
             status: fields.status, position: fields.position, reason: fields.reason, candidates: fields.candidates,
@@ -96,13 +96,13 @@ extension Components.Schemas.LocationReport {
 }
 
 extension Components.Schemas.ZoneEvent {
-    init(_ event: ZoneEvent) {
+    package init(_ event: ZoneEvent) {
         self.init(kind: .init(event.kind), zone: event.zone, time: event.time)
     }
 }
 
 extension Components.Schemas.ZoneEventKind {
-    init(_ kind: ZoneEvent.Kind) {
+    package init(_ kind: ZoneEvent.Kind) {
         switch kind {
         case .enter: self = .enter
         case .exit: self = .exit
@@ -111,7 +111,7 @@ extension Components.Schemas.ZoneEventKind {
 }
 
 extension Components.Schemas.Device {
-    init(
+    package init(
         venue: String, device: String, revision: Int, update: TrackingUpdate, zone: String?, events: [ZoneEvent], anchor: GeoAnchor?,
         track: Components.Schemas.TrackState? = nil
     ) {
@@ -124,7 +124,7 @@ extension Components.Schemas.Device {
 }
 
 extension Components.Schemas.VenueSummary {
-    init(_ summary: StoredVenueSummary) {
+    package init(_ summary: StoredVenueSummary) {
         self.init(
             id: summary.id, name: summary.name, revision: summary.revision, floors: summary.floors,
             activeBeacons: summary.activeBeacons, spots: summary.spots, fingerprints: summary.fingerprints,
@@ -133,13 +133,13 @@ extension Components.Schemas.VenueSummary {
 }
 
 extension Components.Schemas.Spot {
-    init(_ spot: Spot) {
+    package init(_ spot: Spot) {
         self.init(name: spot.name, x: spot.x, y: spot.y, floor: spot.floor, zone: spot.zone)
     }
 }
 
 extension Components.Schemas.Venue {
-    init(_ details: VenueDetails) {
+    package init(_ details: VenueDetails) {
         self.init(
             id: details.id, name: details.name, revision: details.revision,
             floors: details.floors.map { floor in
@@ -161,13 +161,13 @@ extension Components.Schemas.Venue {
 }
 
 extension Components.Schemas.ZoneArea {
-    init(_ area: ZoneArea) {
+    package init(_ area: ZoneArea) {
         self.init(name: area.name, floor: area.floor, polygon: area.polygon.map { [$0.x, $0.y] })
     }
 }
 
 extension Components.Schemas.FloorPlan {
-    init(_ placement: FloorPlanPlacement, corners: FloorPlanCorners, url: String) {
+    package init(_ placement: FloorPlanPlacement, corners: FloorPlanCorners, url: String) {
         // The stored image's content matched its name's extension when it was stored.
         let mediaType: Components.Schemas.FloorPlan.MediaTypePayload =
             switch PlanMediaType(pathExtension: placement.image) {
@@ -188,7 +188,7 @@ extension Components.Schemas.FloorPlan {
 }
 
 extension Components.Schemas.Proximity {
-    init(_ decision: ProximityDecider.Decision, spotOfBeacon: [BeaconID: Spot]) {
+    package init(_ decision: ProximityDecider.Decision, spotOfBeacon: [BeaconID: Spot]) {
         func candidates(_ list: [ProximityDecider.Candidate]) -> [Components.Schemas.ProximityCandidate] {
             list.map {
                 Components.Schemas.ProximityCandidate(
@@ -210,7 +210,7 @@ extension Components.Schemas.Proximity {
 }
 
 extension Components.Schemas.ProximityReason {
-    init(_ reason: ProximityDecider.UndecidedReason) {
+    package init(_ reason: ProximityDecider.UndecidedReason) {
         let code: Components.Schemas.ProximityReasonCode =
             switch reason.code {
             case .tooFewSamples: .tooFewSamples
@@ -220,7 +220,7 @@ extension Components.Schemas.ProximityReason {
         self.init(code: code, message: reason.message)
     }
 
-    init(_ reason: ProximityDecider.NothingReason) {
+    package init(_ reason: ProximityDecider.NothingReason) {
         let code: Components.Schemas.ProximityReasonCode =
             switch reason.code {
             case .noSamples: .noSamples
@@ -231,7 +231,7 @@ extension Components.Schemas.ProximityReason {
 }
 
 extension Components.Schemas.Coverage {
-    init(_ coverage: VenueCoverage) {
+    package init(_ coverage: VenueCoverage) {
         self.init(
             venue: coverage.venue, revision: coverage.revision, tunedRevision: coverage.tunedRevision,
             spots: coverage.spots.map {

@@ -1,12 +1,12 @@
-import Foundation
-import Hummingbird
-import NIOCore
-import Positioning
+package import Foundation
+package import Hummingbird
+package import NIOCore
+package import Positioning
 
 /// Writes compact JSON straight into a buffer, for the hot answers (locate, tracked samples): JSONEncoder
 /// took a fifth of the daemon's time under load. Keys are written in sorted order, and numbers as
 /// JSONEncoder writes them, so the bytes are the same.
-struct JSONWriter {
+package struct JSONWriter {
     private(set) var buffer: ByteBuffer
     private var needsComma = false
 
@@ -109,7 +109,7 @@ extension JSONWriter {
     }
 
     /// The JSON of `locate`.
-    static func bytes(of locate: Components.Schemas.Locate) -> ByteBuffer {
+    package static func bytes(of locate: Components.Schemas.Locate) -> ByteBuffer {
         var json = JSONWriter()
         json.object { json in
             json.locationMembers(
@@ -121,7 +121,7 @@ extension JSONWriter {
     }
 
     /// The JSON of `device`.
-    static func bytes(of device: Components.Schemas.Device) -> ByteBuffer {
+    package static func bytes(of device: Components.Schemas.Device) -> ByteBuffer {
         var json = JSONWriter(capacity: 2048)
         json.object { json in
             json.key("device"); json.string(device.device)

@@ -1,15 +1,15 @@
-import Foundation
-import HTTPTypes
-import Hummingbird
+package import Foundation
+package import HTTPTypes
+package import Hummingbird
 
 /// Takes `X-Request-ID` from the request or makes one up, puts it in every log line of the request and
 /// returns it in the response, errors included.
-struct RequestIDMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
+package struct RequestIDMiddleware: RouterMiddleware {
+    package typealias Context = AppRequestContext
 
-    static let header = HTTPField.Name("X-Request-ID")!
+    package static let header = HTTPField.Name("X-Request-ID")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let supplied = request.headers[Self.header].flatMap { id in
             id.count <= 128 && id.allSatisfy({ $0.isASCII && !$0.isWhitespace }) ? id : nil

@@ -1,5 +1,5 @@
 import HTTPTypes
-import Hummingbird
+package import Hummingbird
 
 /// Headers that lock down what a browser does with positiond's answers, on every response, errors
 /// included.
@@ -11,15 +11,15 @@ import Hummingbird
 ///   but inline images: even an SVG plan that slipped past the import's sanitising is inert.
 /// - No answer is sniffed into another type, and no page sends its address (which names the venue and
 ///   the survey session) to another site.
-struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+package struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     static var pagePolicy: String {
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
             + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     }
 
-    static var documentPolicy: String { "default-src 'none'; img-src data:; style-src 'unsafe-inline'" }
+    package static var documentPolicy: String { "default-src 'none'; img-src data:; style-src 'unsafe-inline'" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)
@@ -36,6 +36,6 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension HTTPField.Name {
-    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    package static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    package static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
 }

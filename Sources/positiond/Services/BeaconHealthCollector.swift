@@ -1,6 +1,6 @@
-import Metrics
-import Positioning
-import Synchronization
+package import Metrics
+package import Positioning
+package import Synchronization
 
 /// Gathers, on the request path, what located scans say about a venue's beacons: samples that heard
 /// something with the position they were given, for the ``BeaconHealthService`` to turn into evidence off
@@ -11,10 +11,10 @@ import Synchronization
 /// keeps, per beat, a uniform random subset of at most `perBeat` of its samples (reservoir sampling,
 /// Algorithm R), in arrival order. Adding is a count and at most one store under a lock; memory is bounded
 /// per venue (what a failed store write leaves is kept up to `limit`, the oldest dropped and counted).
-final class BeaconHealthCollector: Sendable {
-    struct Pending: Sendable {
+package final class BeaconHealthCollector: Sendable {
+    package struct Pending: Sendable {
         let revision: Int
-        let sample: Sample
+        package let sample: Sample
         let x: Double
         let y: Double
         let floor: Int
@@ -67,7 +67,7 @@ final class BeaconHealthCollector: Sendable {
     let limit: Int
     private let dropped: Metrics.Counter
 
-    init(perBeat: Int, limit: Int) {
+    package init(perBeat: Int, limit: Int) {
         self.perBeat = max(1, perBeat)
         self.limit = max(self.perBeat, limit)
         dropped = Metrics.Counter(label: "beaconfix_beacon_evidence_dropped_total")
@@ -75,7 +75,7 @@ final class BeaconHealthCollector: Sendable {
 
     /// Offers `sample` of `device`, located at `position` in `venue` at `revision`; a sample that heard
     /// nothing says nothing of the beacons.
-    func add(_ sample: Sample, at position: Position, venue: String, revision: Int, device: String) {
+    package func add(_ sample: Sample, at position: Position, venue: String, revision: Int, device: String) {
         guard !sample.readings.isEmpty else { return }
         let item = Pending(revision: revision, sample: sample, x: position.x, y: position.y, floor: position.floor, device: LocatedSample.deviceMark(device))
         reservoirs.withLock { reservoirs in
@@ -86,7 +86,7 @@ final class BeaconHealthCollector: Sendable {
     }
 
     /// The samples kept since the last call, by venue: what a failed write left, then the beat's in arrival order.
-    func drain() -> [String: [Pending]] {
+    package func drain() -> [String: [Pending]] {
         let taken = reservoirs.withLock { reservoirs in
             defer {
                 for venue in reservoirs.keys {
@@ -102,7 +102,7 @@ final class BeaconHealthCollector: Sendable {
 
     /// Puts back what could not be taken, before anything gathered meanwhile; at most `limit` are carried
     /// per venue, the oldest dropped and counted.
-    func restore(_ batches: [String: [Pending]]) {
+    package func restore(_ batches: [String: [Pending]]) {
         var overflow = 0
         reservoirs.withLock { reservoirs in
             for (venue, batch) in batches {

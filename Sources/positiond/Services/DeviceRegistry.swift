@@ -1,7 +1,7 @@
-import Foundation
-import Metrics
-import Positioning
-import Synchronization
+package import Foundation
+package import Metrics
+package import Positioning
+package import Synchronization
 
 /// The tracked devices of every venue: a ``DeviceTracker`` per phone.
 ///
@@ -9,10 +9,15 @@ import Synchronization
 /// most `capacity` are kept (the least recently seen are evicted first). The registry is split into
 /// shards with a lock each, so concurrent phones rarely wait for each other; one phone's samples are
 /// applied in order under its shard's lock.
-final class DeviceRegistry: Sendable {
-    struct Key: Hashable, Sendable {
+package final class DeviceRegistry: Sendable {
+    package struct Key: Hashable, Sendable {
         let venue: String
         let device: String
+
+        package init(venue: String, device: String) {
+            self.venue = venue
+            self.device = device
+        }
     }
 
     private struct Entry: Sendable {
@@ -32,7 +37,7 @@ final class DeviceRegistry: Sendable {
     /// Devices tracked, changed where devices come and go: reading it takes no shard lock.
     private let tracked = Atomic<Int>(0)
 
-    init(capacity: Int, idleTimeout: Duration, shards: Int = 16) {
+    package init(capacity: Int, idleTimeout: Duration, shards: Int = 16) {
         let count = max(1, min(shards, capacity))
         self.shards = (0..<count).map { _ in Shard() }
         shardCapacity = max(1, capacity / count)
@@ -50,7 +55,7 @@ final class DeviceRegistry: Sendable {
 
     /// Applies `update` to the device's tracker (created with `configuration`, its venue's, if new) under its
     /// shard's lock.
-    func withTracker<T: Sendable>(
+    package func withTracker<T: Sendable>(
         _ key: Key, configuration: TrackerConfiguration, now: ContinuousClock.Instant = .now, _ update: (inout DeviceTracker) throws -> T
     ) throws -> T {
         try withTracker(key, configuration: configuration, now: now) { tracker, _ in try update(&tracker) }
@@ -89,7 +94,7 @@ final class DeviceRegistry: Sendable {
     }
 
     /// The device's last update and zone, nil when it is not tracked (never seen, forgotten or evicted).
-    func current(of key: Key) -> (update: TrackingUpdate, zone: String?)? {
+    package func current(of key: Key) -> (update: TrackingUpdate, zone: String?)? {
         shard(for: key).entries.withLock { entries in
             guard let tracker = entries[key]?.tracker, let update = tracker.lastUpdate else { return nil }
             return (update, tracker.currentZone)
@@ -98,7 +103,7 @@ final class DeviceRegistry: Sendable {
 
     /// Forgets devices idle for longer than `idleTimeout`; returns how many.
     @discardableResult
-    func forgetIdle(now: ContinuousClock.Instant = .now) -> Int {
+    package func forgetIdle(now: ContinuousClock.Instant = .now) -> Int {
         var forgotten = 0
         for shard in shards {
             forgotten += shard.entries.withLock { entries in
@@ -111,5 +116,5 @@ final class DeviceRegistry: Sendable {
         return forgotten
     }
 
-    var count: Int { tracked.load(ordering: .relaxed) }
+    package var count: Int { tracked.load(ordering: .relaxed) }
 }

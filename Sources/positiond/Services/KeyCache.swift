@@ -1,9 +1,9 @@
-import FingerprintStore
-import Synchronization
+package import FingerprintStore
+package import Synchronization
 
 /// The API keys the daemon accepts, refreshed from the store with the revisions, so that authenticating
 /// a request never touches the database.
-final class KeyCache: Sendable {
+package final class KeyCache: Sendable {
     struct State: Sendable {
         /// Whether any key was ever created: from then on every /v1 route needs one (revoking every key
         /// does not reopen the daemon).
@@ -14,7 +14,7 @@ final class KeyCache: Sendable {
 
     private let state: Mutex<State>
 
-    init(store: any KeyRepository) async throws {
+    package init(store: any KeyRepository) async throws {
         state = Mutex(try await Self.read(store))
     }
 

@@ -1,19 +1,19 @@
-import Foundation
-import Metrics
-import Positioning
-import Synchronization
+package import Foundation
+package import Metrics
+package import Positioning
+package import Synchronization
 
 /// A message of the live feed, encoded once and sent as text to every matching socket.
-struct LiveMessage: Sendable {
-    let venue: String
+package struct LiveMessage: Sendable {
+    package let venue: String
     /// The device it is about; nil for venue-wide messages (revisions), which every subscriber gets.
-    let device: String?
-    let text: String
+    package let device: String?
+    package let text: String
     /// For the sockets that follow the whole venue only, not a device's followers (a survey session's progress).
     private(set) var venueWideOnly = false
 
     /// - Throws: `EncodingError` for a message that JSON cannot carry (a non-finite number).
-    init(venue: String, device: String?, message: Components.Schemas.LiveMessage) throws {
+    package init(venue: String, device: String?, message: Components.Schemas.LiveMessage) throws {
         self.venue = venue
         self.device = device
         text = String(decoding: try APIJSON.encoder.encode(message), as: UTF8.self)
@@ -42,7 +42,7 @@ struct LiveMessage: Sendable {
 /// In a cluster (a store shared on PostgreSQL) a device's messages also go to its ``LiveRelay``, which
 /// carries them to the subscribers of the other replicas, and the other replicas' come back through
 /// ``deliverRelayed(_:)``.
-final class LiveHub: Sendable {
+package final class LiveHub: Sendable {
     private struct Subscriber: Sendable {
         let venue: String
         let device: String?
@@ -53,7 +53,7 @@ final class LiveHub: Sendable {
     }
 
     /// Why a subscription was refused.
-    enum Refusal: String, Error, Sendable {
+    package enum Refusal: String, Error, Sendable {
         /// The daemon holds `maximumTotal` sockets already.
         case total
         /// The caller's key holds `maximumPerOwner` sockets already.
@@ -77,9 +77,9 @@ final class LiveHub: Sendable {
     private let droppedCounter: Metrics.Counter
     private let refusedCounters: [Refusal: Metrics.Counter]
     /// The other replicas' way to this replica's devices; nil for a daemon on its own (a SQLite file).
-    let relay: LiveRelay?
+    package let relay: LiveRelay?
 
-    init(bufferSize: Int, maximumTotal: Int = 1000, maximumPerOwner: Int = 50, relay: LiveRelay? = nil) {
+    package init(bufferSize: Int, maximumTotal: Int = 1000, maximumPerOwner: Int = 50, relay: LiveRelay? = nil) {
         self.relay = relay
         self.bufferSize = bufferSize
         self.maximumTotal = maximumTotal
@@ -103,7 +103,7 @@ final class LiveHub: Sendable {
     /// A stream of the venue's messages (only `device`'s and venue-wide ones when a device is given).
     ///
     /// - Throws: ``Refusal`` when the daemon or `owner` holds as many sockets as allowed (counted).
-    func subscribe(venue: String, device: String?, owner: String) throws(Refusal) -> (id: UUID, messages: AsyncStream<LiveMessage>) {
+    package func subscribe(venue: String, device: String?, owner: String) throws(Refusal) -> (id: UUID, messages: AsyncStream<LiveMessage>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<LiveMessage>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
         let refused = subscribers.withLock { all -> Refusal? in
@@ -137,7 +137,7 @@ final class LiveHub: Sendable {
     /// Sends `message` to the sockets following the whole of `venue` only: what a device's follower has no
     /// use for (a survey session's progress). It is relayed to the other replicas' such sockets too, or
     /// `compact` in its place when it is too large for a relay batch.
-    func publishToVenueWide(
+    package func publishToVenueWide(
         venue: String, message: Components.Schemas.LiveMessage, compact: @autoclosure () -> Components.Schemas.LiveMessage
     ) {
         let targets = subscribers.withLock { all in all.values.filter { $0.venue == venue && $0.device == nil } }
@@ -158,7 +158,7 @@ final class LiveHub: Sendable {
     }
 
     /// Sends `message` to every matching subscriber without waiting for any of them.
-    func publish(_ message: LiveMessage) {
+    package func publish(_ message: LiveMessage) {
         deliver(message, to: subscribers(venue: message.venue, device: message.device))
     }
 
@@ -168,7 +168,7 @@ final class LiveHub: Sendable {
     ///
     /// A device's message is also handed to the relay, when there is one: a subscriber of another replica
     /// may follow the device, and this replica cannot know.
-    func publish(venue: String, device: String?, message: @autoclosure () -> Components.Schemas.LiveMessage) {
+    package func publish(venue: String, device: String?, message: @autoclosure () -> Components.Schemas.LiveMessage) {
         let targets = subscribers(venue: venue, device: device)
         let relayed = device != nil ? relay : nil
         guard !targets.isEmpty || relayed != nil else { return }
@@ -182,7 +182,7 @@ final class LiveHub: Sendable {
 
     /// Sends the messages of another replica's batch to the subscribers here, in order, without relaying
     /// them again.
-    func deliverRelayed(_ messages: [LiveMessage]) {
+    package func deliverRelayed(_ messages: [LiveMessage]) {
         guard let first = messages.first else { return }
         // One batch is one venue's: one pass over the subscribers, then a filter per device.
         let venueSubscribers = subscribers(venue: first.venue, device: nil)
@@ -209,7 +209,7 @@ final class LiveHub: Sendable {
     }
 
     /// Ends every stream (shutdown).
-    func finishAll() {
+    package func finishAll() {
         let all = subscribers.withLock { all in
             defer { all.removeAll() }
             return Array(all.values)

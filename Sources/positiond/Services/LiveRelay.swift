@@ -19,7 +19,7 @@ import Synchronization
 /// Order per device: a device is tracked on one replica at a time, its messages enter the outbox in the
 /// order it publishes them, batches leave one after another on one session, and PostgreSQL delivers one
 /// session's notifications in the order they were sent.
-final class LiveRelay: Sendable {
+package final class LiveRelay: Sendable {
     /// One line of a batch: the device and the message's JSON as the hub sends it.
     private struct Pending: Sendable {
         var lines: [String] = []
@@ -57,7 +57,7 @@ final class LiveRelay: Sendable {
         }
     }
 
-    init(
+    package init(
         replica: String = String(UUID().uuidString.prefix(8)).lowercased(), maximumBatchBytes: Int = FingerprintStore.maximumBroadcastBytes,
         maximumPendingBytes: Int = 1 << 20, remoteMemory: Duration
     ) {
@@ -72,7 +72,7 @@ final class LiveRelay: Sendable {
     ///
     /// Messages for every subscriber of a venue (revisions) are not relayed: each replica publishes its own
     /// revisions as it reloads.
-    func enqueue(_ message: LiveMessage) {
+    package func enqueue(_ message: LiveMessage) {
         guard let device = message.device, !device.isEmpty, Self.isRelayable(device) else {
             metrics.droppedMessages.increment()
             return
@@ -118,7 +118,7 @@ final class LiveRelay: Sendable {
     }
 
     /// Empties the outbox into payloads of at most `maximumBatchBytes`, a venue's messages in order.
-    func takeBatches() -> [(payload: String, messages: Int)] {
+    package func takeBatches() -> [(payload: String, messages: Int)] {
         let taken = outbox.withLock { outbox in
             defer { outbox.removeAll(keepingCapacity: true) }
             return outbox
@@ -161,7 +161,7 @@ final class LiveRelay: Sendable {
     /// The messages of another replica's batch, in order, remembering their devices as tracked there; an
     /// empty list for this replica's own batches and for anything that is not a batch. A line without a
     /// device is a message for the venue's venue-wide sockets only.
-    func receive(_ payload: String, now: ContinuousClock.Instant = .now) -> [LiveMessage] {
+    package func receive(_ payload: String, now: ContinuousClock.Instant = .now) -> [LiveMessage] {
         var lines = payload.split(separator: "\n", omittingEmptySubsequences: false)[...]
         guard let header = lines.popFirst() else { return [] }
         let fields = header.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
@@ -187,12 +187,12 @@ final class LiveRelay: Sendable {
 
     /// Whether another replica published messages of the device within ``remoteMemory``: a fresh track
     /// of it here is then a re-warm (its replica died, or the front moved it), not a new device.
-    func isTrackedElsewhere(_ key: DeviceRegistry.Key, now: ContinuousClock.Instant = .now) -> Bool {
+    package func isTrackedElsewhere(_ key: DeviceRegistry.Key, now: ContinuousClock.Instant = .now) -> Bool {
         remote.withLock { $0[key].map { now - $0 <= remoteMemory } ?? false }
     }
 
     /// Forgets the other replicas' devices silent for longer than ``remoteMemory``.
-    func forgetIdle(now: ContinuousClock.Instant = .now) {
+    package func forgetIdle(now: ContinuousClock.Instant = .now) {
         remote.withLock { remote in remote = remote.filter { now - $0.value <= remoteMemory } }
     }
 

@@ -1,6 +1,6 @@
-import FingerprintStore
-import Foundation
-import Synchronization
+package import FingerprintStore
+package import Foundation
+package import Synchronization
 
 /// Single-use, short-lived tickets for the live WebSocket.
 ///
@@ -8,17 +8,17 @@ import Synchronization
 /// histories and logs. The map page trades its key for a ticket (`POST .../live/tickets`) and opens the
 /// socket with it: the ticket works once, for one venue's feed, for a short while, with the scope of the
 /// key that obtained it. Tickets live in memory only; a restart forgets them, and a page simply asks again.
-final class LiveTickets: Sendable {
+package final class LiveTickets: Sendable {
     /// What a ticket stands for.
-    struct Grant: Sendable {
+    package struct Grant: Sendable {
         let venue: String
-        let scope: APIKeyScope?
+        package let scope: APIKeyScope?
         let client: String
         let expires: ContinuousClock.Instant
     }
 
     /// Why a ticket was refused.
-    enum Refusal: Error {
+    package enum Refusal: Error {
         /// Too many tickets are waiting for their use (a client asking in a loop).
         case tooManyPending
     }
@@ -28,13 +28,13 @@ final class LiveTickets: Sendable {
     /// By the ticket's hash (as keys are stored), so that memory never holds a usable ticket.
     private let grants = Mutex<[String: Grant]>([:])
 
-    init(lifetime: Duration, maximumPending: Int = 10_000) {
+    package init(lifetime: Duration, maximumPending: Int = 10_000) {
         self.lifetime = lifetime
         self.maximumPending = maximumPending
     }
 
     /// A new ticket for `venue`'s feed, carrying the caller's `scope` and `client`.
-    func issue(venue: String, scope: APIKeyScope?, client: String, now: ContinuousClock.Instant = .now) throws(Refusal) -> String {
+    package func issue(venue: String, scope: APIKeyScope?, client: String, now: ContinuousClock.Instant = .now) throws(Refusal) -> String {
         var bytes = [UInt8](repeating: 0, count: 24)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
@@ -53,7 +53,7 @@ final class LiveTickets: Sendable {
 
     /// The grant of `ticket` for `venue`'s feed, used up by this call; nil when it is unknown, already used,
     /// expired or for another venue.
-    func redeem(_ ticket: String, venue: String, now: ContinuousClock.Instant = .now) -> Grant? {
+    package func redeem(_ ticket: String, venue: String, now: ContinuousClock.Instant = .now) -> Grant? {
         let grant = grants.withLock { $0.removeValue(forKey: Self.digest(ticket)) }
         guard let grant, grant.expires > now, grant.venue == venue else { return nil }
         return grant

@@ -1,8 +1,8 @@
-import FingerprintStore
-import Logging
-import Positioning
-import ServiceLifecycle
-import Synchronization
+package import FingerprintStore
+package import Logging
+package import Positioning
+package import ServiceLifecycle
+package import Synchronization
 
 /// Notices what changed in the store while the daemon runs: new venue revisions (after `survey record`,
 /// `survey replace-beacon`, ...) and API keys. A changed venue's radio map is rebuilt here, off the request
@@ -13,7 +13,7 @@ import Synchronization
 /// on PostgreSQL is never polled: its listener's notifications say which venue changed and when the keys
 /// did, and each time the listener (re)connects everything is read once, since notifications sent while
 /// it was away are lost. The same session carries the live relay's batches both ways.
-struct RevisionWatcher: Service {
+package struct RevisionWatcher: Service {
     let store: FingerprintStore
     let catalog: VenueCatalog
     let keys: KeyCache
@@ -24,7 +24,15 @@ struct RevisionWatcher: Service {
     var flushInterval: Duration = .milliseconds(50)
     let logger: Logger
 
-    func run() async throws {
+    package init(
+        store: FingerprintStore, catalog: VenueCatalog, keys: KeyCache, devices: DeviceRegistry, hub: LiveHub,
+        interval: Duration, flushInterval: Duration = .milliseconds(50), logger: Logger
+    ) {
+        (self.store, self.catalog, self.keys, self.devices, self.hub) = (store, catalog, keys, devices, hub)
+        (self.interval, self.flushInterval, self.logger) = (interval, flushInterval, logger)
+    }
+
+    package func run() async throws {
         if let listener = store.listener() {
             await cancelWhenGracefulShutdown { await listen(listener) }
         } else {
@@ -54,7 +62,7 @@ struct RevisionWatcher: Service {
 
     /// The shared store's way: the listener's session, a task that sorts what it delivers, one that
     /// reloads what is stale, the beat that forgets idle devices, and the relay's flushes; until cancelled.
-    func listen(_ listener: StoreListener) async {
+    package func listen(_ listener: StoreListener) async {
         let stale = StaleBox()
         // Wakes the reloader; one pending wake-up is enough, since it reads everything stale at once.
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))

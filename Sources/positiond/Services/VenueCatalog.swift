@@ -97,9 +97,11 @@ struct HealthOverlay: Sendable {
 
 /// The current snapshot of every venue. Readers get a whole snapshot; a new revision replaces it in one
 /// assignment, so no request ever sees a half-built radio map.
-final class VenueCatalog: Sendable {
+package final class VenueCatalog: Sendable {
     private let snapshots = Mutex<[String: VenueSnapshot]>([:])
     private let loaded = Mutex(false)
+
+    package init() {}
 
     func snapshot(of venue: String) -> VenueSnapshot? {
         snapshots.withLock { $0[venue] }

@@ -1,16 +1,18 @@
-import ArgumentParser
-import FingerprintStore
-import Foundation
-import Logging
+package import ArgumentParser
+package import FingerprintStore
+package import Foundation
+package import Logging
 
 /// Where the database is, shared by every subcommand that touches it.
-struct StoreOptions: ParsableArguments {
+package struct StoreOptions: ParsableArguments {
+    package init() {}
+
     @Option(
         name: .long,
         help: ArgumentHelp(
             "The beaconfix store: a SQLite file, or a cluster's PostgreSQL as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.",
             valueName: "path-or-url"))
-    var db: String = "beaconfix.sqlite"
+    package var db: String = "beaconfix.sqlite"
 
     @Flag(name: .long, help: "Log what the store does (debug level, on standard error).")
     var verbose = false

@@ -1,12 +1,12 @@
 import FingerprintStore
 import Foundation
-import Positioning
+package import Positioning
 import PositioningTuning
 import VenueServices
 
 /// The tuning as `survey` runs and shows it: ``VenueTuner/tune(_:progress:)`` with a progress
 /// bar, and its result for people to read.
-enum VenueTuning {
+package enum VenueTuning {
     /// Tunes `venue` and stores its tuning (bumping its revision).
     ///
     /// - Parameter progress: show a progress bar on standard error.
@@ -22,7 +22,7 @@ enum VenueTuning {
     }
 
     /// How the venue's map is searched, and why.
-    static func describeSearch(_ search: CandidateSearch?, recall: CandidateSearchRecall?) -> String {
+    package static func describeSearch(_ search: CandidateSearch?, recall: CandidateSearchRecall?) -> String {
         func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
         let measured = recall.map {
             "recall of the exhaustive search's 8 nearest spots \(percent($0.at8)), of its 32 nearest \(percent($0.at32)) on \($0.queries) survey scans, reading \(percent($0.readShare)) of the map"

@@ -7,8 +7,8 @@ import Foundation
 /// `DOUBLE PRECISION`, flags `INTEGER` 0 or 1 and times seconds since the Unix epoch (`DOUBLE PRECISION`;
 /// dates were GRDB's UTC text until v13), so one statement reads and writes both engines alike. Names are unquoted, so
 /// PostgreSQL folds them to lower case and the same SQL finds them.
-enum PostgresMigrations {
-    static let migrations: [(identifier: String, statements: [String])] = [
+package enum PostgresMigrations {
+    package static let migrations: [(identifier: String, statements: [String])] = [
         ("v1: venues, beacons, spots, survey sessions, fingerprints", [
             """
             CREATE TABLE venue (
@@ -158,7 +158,7 @@ enum PostgresMigrations {
     ///
     /// - Throws: ``StoreError/newerSchema(path:unknownMigrations:)`` when the database has migrations this
     ///   build does not know (written by a newer beaconfix); nothing is changed then.
-    static func migrate(_ backend: any StoreBackend) async throws {
+    package static func migrate(_ backend: any StoreBackend) async throws {
         try await backend.write { transaction in
             // One lock per schema (replicas sharing a schema migrate one after the other; stores in other
             // schemas of the database need not wait), held until this transaction ends.
@@ -175,7 +175,7 @@ enum PostgresMigrations {
     }
 
     /// The migrations applied to the database, by name.
-    static func applied(_ backend: any StoreBackend) async throws -> [String] {
+    package static func applied(_ backend: any StoreBackend) async throws -> [String] {
         try await backend.read { transaction in
             try await transaction.rows("SELECT identifier FROM beaconfix_migrations").map { try $0.text("identifier") }
         }

@@ -1,10 +1,10 @@
-import GRDB
+package import GRDB
 
 /// The schema, as named, append-only migrations. A migration that has shipped is never edited:
 /// changes come as new migrations. Table and column names are spelled out as strings so that the
 /// history does not depend on today's record types.
-enum StoreMigrations {
-    static var migrator: DatabaseMigrator {
+package enum StoreMigrations {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
 
         migrator.registerMigration("v1: venues, beacons, spots, survey sessions, fingerprints") { db in

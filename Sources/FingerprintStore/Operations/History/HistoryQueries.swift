@@ -18,6 +18,11 @@ public struct PresenceReport: Hashable, Sendable, Codable {
 public struct ZonePresence: Hashable, Sendable, Codable {
     public var zone: String
     public var devices: Int
+
+    package init(zone: String, devices: Int) {
+        self.zone = zone
+        self.devices = devices
+    }
 }
 
 /// Dwell per zone over a period.
@@ -49,6 +54,14 @@ public struct ZoneDwell: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case zone, visits
         case median = "median_s", p90 = "p90_s", mean = "mean_s"
+    }
+
+    package init(zone: String, visits: Int, median: Double, p90: Double, mean: Double) {
+        self.zone = zone
+        self.visits = visits
+        self.median = median
+        self.p90 = p90
+        self.mean = mean
     }
 }
 
@@ -106,6 +119,12 @@ public struct HeatmapCell: Hashable, Sendable, Codable {
     public var x: Double
     public var y: Double
     public var seconds: Double
+
+    package init(x: Double, y: Double, seconds: Double) {
+        self.x = x
+        self.y = y
+        self.seconds = seconds
+    }
 }
 
 extension FingerprintStore {

@@ -1,10 +1,10 @@
 import Foundation
-import Positioning
+package import Positioning
 
 /// Inserts fingerprints and their entries, about 16 entries per fingerprint and tens of thousands of
 /// fingerprints per survey. Each engine gives its own (``SQLTransaction/entryInserter()``): SQLite's binds
 /// through SQLite's API (``SQLiteEntryInserter``), PostgreSQL's goes through the seam (``SeamEntryInserter``).
-protocol EntryInserting {
+package protocol EntryInserting {
     /// Inserts one fingerprint row and returns its id.
     func insertFingerprint(spot: Int64, session: Int64, device: String, time: Double, sampleCount: Int) async throws -> Int64
     /// Inserts a fingerprint's entries with multi-row statements: several times faster than a statement

@@ -74,10 +74,10 @@ public struct ReplacementRequest: Sendable {
 
 /// A row of `beaconReplacement`, declared once (``TableRow``).
 struct BeaconReplacementRecord: IdentifiedRow {
-    static let table = "beaconReplacement"
-    static let conflictColumns = ["id"]
+    package static let table = "beaconReplacement"
+    package static let conflictColumns = ["id"]
 
-    var id: Int64?
+    package var id: Int64?
     var venueId: String
     var kind: BeaconReplacement.Kind
     var oldBeaconId: Int64
