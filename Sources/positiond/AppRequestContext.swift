@@ -1,4 +1,4 @@
-package import FingerprintStore
+import FingerprintStore
 package import Foundation
 package import Hummingbird
 package import HummingbirdWebSocket

@@ -1,10 +1,10 @@
 package import FingerprintStore
 package import Hummingbird
-package import HummingbirdWebSocket
+import HummingbirdWebSocket
 package import Logging
-package import Positioning
+import Positioning
 package import Prometheus
-package import VenueServices
+import VenueServices
 
 /// Builds the whole daemon: main and every test call this, so tests exercise the real wiring.
 ///

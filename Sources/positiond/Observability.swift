@@ -1,4 +1,4 @@
-package import Metrics
+import Metrics
 package import Prometheus
 
 /// Metric names and the Prometheus factory positiond uses.

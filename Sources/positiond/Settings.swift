@@ -1,5 +1,5 @@
 package import Configuration
-package import Foundation
+import Foundation
 package import Logging
 
 /// positiond's settings, read once at start-up through swift-configuration.

@@ -1,8 +1,8 @@
 package import ArgumentParser
-package import Foundation
-package import FingerprintStore
-package import Positioning
-package import PositioningTuning
+import Foundation
+import FingerprintStore
+import Positioning
+import PositioningTuning
 
 extension Survey {
     /// `survey evaluate`: how well the stored survey locates a walk with ground truth, or itself.

@@ -1,7 +1,7 @@
-package import ScanFormats
+import ScanFormats
 package import ArgumentParser
-package import FingerprintStore
-package import Positioning
+import FingerprintStore
+import Positioning
 
 extension Survey {
     /// `survey record`: turn a survey walk into stored fingerprints.

@@ -1,6 +1,6 @@
 package import Foundation
 package import Positioning
-package import ScanFormats
+import ScanFormats
 
 // Each table's rows read and written through the SQL seam: one statement for both engines. Upserts use
 // `ON CONFLICT … DO UPDATE` (SQLite 3.24+, PostgreSQL 9.5+), which keeps the row (and SQLite's rowid) as a

@@ -1,6 +1,6 @@
 package import Foundation
-package import OpenAPIRuntime
-package import Yams
+import OpenAPIRuntime
+import Yams
 
 /// openapi.yaml, the document the server and its types are generated from, compiled into the binary,
 /// converted once at start-up and served as JSON at /openapi.json: what is served is what was generated

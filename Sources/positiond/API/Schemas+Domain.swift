@@ -1,5 +1,5 @@
 package import FingerprintStore
-package import Foundation
+import Foundation
 package import Positioning
 package import ScanFormats
 

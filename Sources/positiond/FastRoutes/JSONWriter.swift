@@ -1,7 +1,7 @@
-package import Foundation
-package import Hummingbird
+import Foundation
+import Hummingbird
 package import NIOCore
-package import Positioning
+import Positioning
 
 /// Writes compact JSON straight into a buffer, for the hot answers (locate, tracked samples): JSONEncoder
 /// took a fifth of the daemon's time under load. Keys are written in sorted order, and numbers as

@@ -1,6 +1,6 @@
-package import Metrics
+import Metrics
 package import Positioning
-package import Synchronization
+import Synchronization
 
 /// Gathers, on the request path, what located scans say about a venue's beacons: samples that heard
 /// something with the position they were given, for the ``BeaconHealthService`` to turn into evidence off

@@ -1,7 +1,7 @@
-package import Foundation
-package import Metrics
+import Foundation
+import Metrics
 package import Positioning
-package import Synchronization
+import Synchronization
 
 /// The tracked devices of every venue: a ``DeviceTracker`` per phone.
 ///

@@ -1,5 +1,5 @@
 package import FingerprintStore
-package import Synchronization
+import Synchronization
 
 /// The API keys the daemon accepts, refreshed from the store with the revisions, so that authenticating
 /// a request never touches the database.

@@ -1,7 +1,7 @@
 package import Foundation
-package import Metrics
-package import Positioning
-package import Synchronization
+import Metrics
+import Positioning
+import Synchronization
 
 /// A message of the live feed, encoded once and sent as text to every matching socket.
 package struct LiveMessage: Sendable {

@@ -1,6 +1,6 @@
 package import FingerprintStore
-package import Foundation
-package import Synchronization
+import Foundation
+import Synchronization
 
 /// Single-use, short-lived tickets for the live WebSocket.
 ///

@@ -1,8 +1,8 @@
 package import FingerprintStore
 package import Logging
-package import Positioning
-package import ServiceLifecycle
-package import Synchronization
+import Positioning
+import ServiceLifecycle
+import Synchronization
 
 /// Notices what changed in the store while the daemon runs: new venue revisions (after `survey record`,
 /// `survey replace-beacon`, ...) and API keys. A changed venue's radio map is rebuilt here, off the request

@@ -1,7 +1,7 @@
 package import ArgumentParser
-package import FingerprintStore
-package import Foundation
-package import Logging
+import FingerprintStore
+import Foundation
+import Logging
 
 /// Where the database is, shared by every subcommand that touches it.
 package struct StoreOptions: ParsableArguments {
