@@ -2,8 +2,9 @@ package import Foundation
 package import Positioning
 package import ScanFormats
 
-// Plain rows, one per table, declared once (``TableRow``) and read and written through the SQL seam (Rows.swift) on both engines. They are not public: the store's public API speaks in Positioning's
-// types and in the summaries of this module (`package`, so that the store's tests build and read them).
+// Plain rows, one per table, declared once (``TableRow``) and read and written through the SQL seam
+// (Rows.swift) on both engines. Not public: the store's public API speaks in Positioning's types and in the
+// summaries of this module (`package`, so that the store's tests build and read them).
 
 package struct VenueRecord: Hashable, TableRow {
     package static let table = "venue"
@@ -51,7 +52,6 @@ package struct FloorRecord: Hashable, TableRow {
     package var level: Int
     package var name: String
 
-
     package init(venueId: String, level: Int, name: String) {
         self.venueId = venueId
         self.level = level
@@ -68,7 +68,6 @@ package struct ZoneAreaRecord: Hashable, TableRow {
     package var level: Int
     package var name: String
     package var polygon: String
-
 
     package init(venueId: String, area: ZoneArea) throws {
         self.venueId = venueId
@@ -104,7 +103,6 @@ package struct FloorPlanRecord: Hashable, TableRow {
     package var topRightY: Double
     package var referencePoints: String?
     package var updatedAt: Date
-
 
     /// The row of a plan, its corners resolved: a placement by reference points needs the image's size.
     package init(venueId: String, level: Int, placement: FloorPlanPlacement, image: FloorPlanImage, updatedAt: Date) throws {
@@ -189,7 +187,6 @@ package struct BeaconRecord: Hashable, IdentifiedRow {
     package var floor: Int?
     package var measuredPower: Int?
     package var status: BeaconStatus
-
 
     package init(id: Int64? = nil, venueId: String, uuid: String, major: Int, minor: Int, label: String? = nil, x: Double? = nil, y: Double? = nil, floor: Int? = nil, measuredPower: Int? = nil, status: BeaconStatus) {
         self.id = id

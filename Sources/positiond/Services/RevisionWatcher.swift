@@ -21,7 +21,7 @@ package struct RevisionWatcher: Service {
     let hub: LiveHub
     let interval: Duration
     /// How often the relay's outbox leaves as batches (shared stores only).
-    var flushInterval: Duration = .milliseconds(50)
+    let flushInterval: Duration
     let logger: Logger
 
     package init(
